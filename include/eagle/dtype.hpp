@@ -1,0 +1,84 @@
+// Element types and the mapping between C++ types and eagle::DType.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "eagle/half.hpp"
+
+namespace eagle {
+
+// Order matters only for table sizes; kNumDTypes must stay last.
+enum class DType : std::uint8_t {
+  kFloat32,
+  kFloat64,
+  kInt32,
+  kInt64,
+  kBool,
+  kFloat16,
+  kBFloat16,
+};
+inline constexpr int kNumDTypes = 7;
+
+// Convenience constants: eagle::float32 reads like tf.float32.
+inline constexpr DType float32 = DType::kFloat32;
+inline constexpr DType float64 = DType::kFloat64;
+inline constexpr DType int32 = DType::kInt32;
+inline constexpr DType int64 = DType::kInt64;
+inline constexpr DType bool_ = DType::kBool;
+inline constexpr DType float16_t = DType::kFloat16;
+inline constexpr DType bfloat16_t = DType::kBFloat16;
+
+// NumPy / tf.DType.name spelling: "float32", "int64", "bool", "float16", "bfloat16".
+std::string_view dtype_name(DType dtype);
+// TensorFlow's DataTypeString spelling used inside runtime messages: "float", "double", "half".
+std::string_view dtype_runtime_name(DType dtype);
+std::size_t dtype_size(DType dtype);
+bool is_floating(DType dtype);
+bool is_integer(DType dtype);
+
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<float> : std::integral_constant<DType, DType::kFloat32> {};
+template <>
+struct dtype_of<double> : std::integral_constant<DType, DType::kFloat64> {};
+template <>
+struct dtype_of<std::int32_t> : std::integral_constant<DType, DType::kInt32> {};
+template <>
+struct dtype_of<std::int64_t> : std::integral_constant<DType, DType::kInt64> {};
+template <>
+struct dtype_of<bool> : std::integral_constant<DType, DType::kBool> {};
+template <>
+struct dtype_of<float16> : std::integral_constant<DType, DType::kFloat16> {};
+template <>
+struct dtype_of<bfloat16> : std::integral_constant<DType, DType::kBFloat16> {};
+
+template <class T>
+inline constexpr DType dtype_of_v = dtype_of<T>::value;
+
+// Calls fn(T{}) with T the C++ type of dtype: the one switch every type-generic routine uses.
+template <class Fn>
+decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return fn(float{});
+    case DType::kFloat64:
+      return fn(double{});
+    case DType::kInt32:
+      return fn(std::int32_t{});
+    case DType::kInt64:
+      return fn(std::int64_t{});
+    case DType::kBool:
+      return fn(bool{});
+    case DType::kFloat16:
+      return fn(float16{});
+    case DType::kBFloat16:
+      break;
+  }
+  return fn(bfloat16{});
+}
+
+}  // namespace eagle

@@ -1,0 +1,14 @@
+// The whole public API.
+#pragma once
+
+#include "eagle/config.hpp"
+#include "eagle/debugging.hpp"
+#include "eagle/device_name.hpp"
+#include "eagle/dtype.hpp"
+#include "eagle/errors.hpp"
+#include "eagle/format.hpp"
+#include "eagle/half.hpp"
+#include "eagle/ops.hpp"
+#include "eagle/scope.hpp"
+#include "eagle/shape.hpp"
+#include "eagle/tensor.hpp"

@@ -1,0 +1,68 @@
+// eagle::Tensor: a cheap-to-copy handle to immutable, reference-counted storage on one device.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eagle/dtype.hpp"
+#include "eagle/shape.hpp"
+
+namespace eagle {
+
+namespace runtime {
+class TensorImpl;
+}
+
+class Tensor {
+ public:
+  // An undefined handle (for containers); every accessor on it throws FailedPreconditionError.
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<runtime::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  int rank() const { return shape().rank(); }
+  std::int64_t num_elements() const { return shape().num_elements(); }
+  // Full device name, e.g. "/job:localhost/replica:0/task:0/device:CPU:0".
+  const std::string& device() const;
+
+  // Copies the values to the host. T must be the tensor's element type
+  // (InvalidArgumentError otherwise): no silent conversions.
+  template <class T>
+  std::vector<T> to_vector() const {
+    check_element_type(dtype_of_v<T>);
+    std::vector<T> out(static_cast<std::size_t>(num_elements()));
+    copy_to_host(out.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // The single value of a tensor with one element (InvalidArgumentError otherwise).
+  template <class T>
+  T item() const {
+    check_element_type(dtype_of_v<T>);
+    check_single_element();
+    T value{};
+    copy_to_host(&value, sizeof(T));
+    return value;
+  }
+
+  const std::shared_ptr<runtime::TensorImpl>& impl() const { return impl_; }
+
+ private:
+  void check_element_type(DType requested) const;
+  void check_single_element() const;
+  void copy_to_host(void* dst, std::size_t bytes) const;
+
+  std::shared_ptr<runtime::TensorImpl> impl_;
+};
+
+// std::vector<bool> has no data(): a specialisation that goes through a byte buffer.
+template <>
+std::vector<bool> Tensor::to_vector<bool>() const;
+template <>
+bool Tensor::item<bool>() const;
+
+}  // namespace eagle

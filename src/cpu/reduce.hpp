@@ -1,0 +1,29 @@
+// CPU reductions over any set of axes, plus argmax. Pure functions over host buffers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "eagle/dtype.hpp"
+#include "eagle/shape.hpp"
+
+namespace eagle::cpu {
+
+enum class ReduceKind { kSum, kMean, kMax, kMin };
+
+// Reduces `in` (row-major, shape in_shape) over `axes` (sorted, unique, in [0, rank)) into
+// `out`, which holds the product of the kept dimensions in row-major order.
+// Sums of float16/bfloat16 accumulate in float32, of float32 in float32 with several partial
+// sums; integer sums wrap (two's complement). Mean of an empty set: NaN for floats, 0 for
+// integers. Max/min of an empty set: the lowest/highest value of T (-inf/inf for floats).
+// Max/min propagate NaN. T: float, double, int32_t, int64_t, float16, bfloat16.
+template <class T>
+void reduce(ReduceKind kind, const T* in, const Shape& in_shape, const std::vector<int>& axes,
+            T* out);
+
+// Index of the first largest element along `axis` (NaN counts as largest, first NaN wins).
+// `out` holds in_shape without `axis`. The axis must be non-empty (callers check).
+template <class T>
+void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out);
+
+}  // namespace eagle::cpu
