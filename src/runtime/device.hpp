@@ -1,0 +1,53 @@
+// A logical device: where an op runs and where its output's bytes live.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "eagle/device_name.hpp"
+#include "eagle/dtype.hpp"
+#include "eagle/shape.hpp"
+
+namespace eagle::runtime {
+
+// Placement priority is GPU before CPU (SEMANTICS §3.2); see kDeviceTypePriority.
+enum class DeviceType : std::uint8_t { kCPU, kGPU };
+inline constexpr int kNumDeviceTypes = 2;
+inline constexpr DeviceType kDeviceTypePriority[kNumDeviceTypes] = {DeviceType::kGPU,
+                                                                     DeviceType::kCPU};
+
+std::string_view device_type_name(DeviceType type);
+
+class Device {
+ public:
+  Device(DeviceType type, int id);
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  DeviceType type() const { return type_; }
+  int id() const { return id_; }
+  // "/job:localhost/replica:0/task:0/device:CPU:0"
+  const std::string& name() const { return name_; }
+  const DeviceName& parsed_name() const { return parsed_name_; }
+
+  // Bytes for a tensor of `shape` and `dtype` (both only for the out-of-memory message).
+  // Throws ResourceExhaustedError; never returns nullptr for bytes > 0.
+  virtual void* allocate(std::size_t bytes, const Shape& shape, DType dtype) = 0;
+  virtual void deallocate(void* ptr, std::size_t bytes) noexcept = 0;
+
+  // True when host code (the CPU kernels) can read and write this device's memory directly.
+  virtual bool host_accessible() const = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
+
+ private:
+  DeviceType type_;
+  int id_;
+  DeviceName parsed_name_;
+  std::string name_;
+};
+
+}  // namespace eagle::runtime

@@ -1,0 +1,54 @@
+#include "runtime/log_sink.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/flags.hpp"
+
+namespace eagle::runtime {
+namespace {
+
+std::mutex g_sink_mutex;
+std::shared_ptr<const debugging::LogSink> g_sink;  // null: the default stderr sink
+
+void write_stderr(debugging::LogLevel level, std::string_view line) {
+  std::string text;
+  text.reserve(line.size() + 10);
+  if (level == debugging::LogLevel::kWarning) text += "WARNING: ";
+  text.append(line);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stderr);  // one call: lines from threads don't mix
+}
+
+}  // namespace
+
+void emit_log(debugging::LogLevel level, std::string_view line) {
+  std::shared_ptr<const debugging::LogSink> sink;
+  {
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    sink = g_sink;
+  }
+  // Called outside the lock so a sink may itself run ops or replace the sink.
+  if (sink) {
+    (*sink)(level, line);
+  } else {
+    write_stderr(level, line);
+  }
+}
+
+}  // namespace eagle::runtime
+
+namespace eagle::debugging {
+
+void set_log_device_placement(bool enabled) { runtime::g_log_device_placement.store(enabled); }
+bool get_log_device_placement() { return runtime::g_log_device_placement.load(); }
+
+void set_log_sink(LogSink sink) {
+  auto shared = sink ? std::make_shared<const LogSink>(std::move(sink)) : nullptr;
+  std::lock_guard<std::mutex> lock(runtime::g_sink_mutex);
+  runtime::g_sink = std::move(shared);
+}
+
+}  // namespace eagle::debugging

@@ -1,0 +1,112 @@
+#include "runtime/placer.hpp"
+
+#include <array>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "runtime/context.hpp"
+#include "runtime/flags.hpp"
+#include "runtime/scope_stack.hpp"
+
+namespace eagle::runtime {
+namespace {
+
+bool has_kernel(const KernelTable& kernels, OpId op, DeviceType type, DType dtype) {
+  return kernels.find(op, type, dtype) != nullptr;
+}
+
+Device* first_match(const PlacementRequest& r, const DeviceName* spec,
+                    const std::vector<Device*>& devices, const KernelTable& kernels) {
+  for (Device* d : devices) {  // priority order: the first candidate type wins
+    if (!has_kernel(kernels, r.op, d->type(), r.dtype)) continue;
+    if (spec == nullptr || d->parsed_name().matches(*spec)) return d;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void throw_unsatisfiable(const PlacementRequest& r,
+                                      const std::vector<Device*>& devices,
+                                      const KernelTable& kernels) {
+  std::vector<std::string_view> types;
+  for (DeviceType type : kDeviceTypePriority) {
+    if (has_kernel(kernels, r.op, type, r.dtype)) types.push_back(device_type_name(type));
+  }
+  std::vector<std::string_view> names;
+  for (Device* d : devices) names.push_back(d->name());
+  throw InvalidArgumentError(fmt::format(
+      "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
+      "types [{}]. All available devices [{}]. [Op:{}]",
+      r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
+      op_name(r.op)));
+}
+
+}  // namespace
+
+Device& select_device(const PlacementRequest& r, const std::vector<Device*>& devices,
+                      const KernelTable& kernels) {
+  bool any_kernel = false;
+  for (DeviceType type : kDeviceTypePriority) any_kernel |= has_kernel(kernels, r.op, type, r.dtype);
+  if (!any_kernel) {
+    throw NotFoundError(fmt::format(
+        "Could not find device for node: {} with dtype {}. All kernels registered for op {}: {}",
+        op_name(r.op), dtype_name(r.dtype), op_name(r.op), kernels.describe(r.op)));
+  }
+  if (r.spec == nullptr) {
+    if (r.prefer_host) {
+      for (Device* d : devices) {
+        if (d->type() == DeviceType::kCPU && has_kernel(kernels, r.op, d->type(), r.dtype)) {
+          return *d;
+        }
+      }
+    }
+    if (Device* d = first_match(r, nullptr, devices, kernels)) return *d;
+  } else {
+    if (Device* d = first_match(r, r.spec, devices, kernels)) return *d;
+    if (r.soft) {
+      DeviceName relaxed = *r.spec;
+      relaxed.type.reset();
+      relaxed.id.reset();
+      if (Device* d = first_match(r, &relaxed, devices, kernels)) return *d;
+    }
+    throw_unsatisfiable(r, devices, kernels);
+  }
+  // Kernels exist but no device of their type does (a GPU-only op on a machine without one).
+  throw NotFoundError(fmt::format(
+      "Could not find device for node: {} with dtype {}. All kernels registered for op {}: {}",
+      op_name(r.op), dtype_name(r.dtype), op_name(r.op), kernels.describe(r.op)));
+}
+
+namespace {
+
+struct CacheEntry {
+  std::uint64_t key = ~std::uint64_t{0};
+  std::uint64_t version = 0;
+  Device* device = nullptr;
+};
+constexpr std::size_t kCacheSlots = 64;
+
+}  // namespace
+
+Device& place(OpId op, DType dtype, bool prefer_host) {
+  const ScopeStack& scopes = this_thread_scopes();
+  Context& context = Context::get();
+  // Constants are always placed softly (Note [Constant placement] in ops/creation_ops.cpp).
+  const bool soft = prefer_host || g_soft_device_placement.load(std::memory_order_relaxed);
+  const std::uint64_t key = std::uint64_t{scopes.top_id()} |
+                            (std::uint64_t{static_cast<std::uint16_t>(op)} << 32) |
+                            (std::uint64_t{static_cast<std::uint8_t>(dtype)} << 48) |
+                            (std::uint64_t{soft} << 56) | (std::uint64_t{prefer_host} << 57);
+  const std::uint64_t version = context.device_set_version();
+  thread_local std::array<CacheEntry, kCacheSlots> cache;
+  CacheEntry& slot = cache[(key * 0x9E3779B97F4A7C15ull) >> 58];
+  if (slot.key == key && slot.version == version) return *slot.device;
+
+  const PlacementRequest request{op, dtype, scopes.top_spec(), soft, prefer_host};
+  Device& device = select_device(request, context.devices_by_priority(), context.kernels());
+  slot = CacheEntry{key, version, &device};
+  return device;
+}
+
+}  // namespace eagle::runtime

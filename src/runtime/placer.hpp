@@ -1,0 +1,31 @@
+// Chooses the device an op runs on (SEMANTICS §3.1–3.4, §3.6).
+#pragma once
+
+#include <vector>
+
+#include "eagle/device_name.hpp"
+#include "eagle/dtype.hpp"
+#include "runtime/device.hpp"
+#include "runtime/kernel_table.hpp"
+#include "runtime/op_id.hpp"
+
+namespace eagle::runtime {
+
+struct PlacementRequest {
+  OpId op;
+  DType dtype;                 // the kernel-table key
+  const DeviceName* spec;      // merged scope spec, nullptr for automatic placement
+  bool soft;                   // soft placement
+  bool prefer_host;            // automatic placement picks the host CPU (constants, §4)
+};
+
+// The decision itself, free of thread state so it can be tested on any device list.
+// `devices` is in priority order. Throws InvalidArgumentError or NotFoundError.
+Device& select_device(const PlacementRequest& request, const std::vector<Device*>& devices,
+                      const KernelTable& kernels);
+
+// select_device for the calling thread's scope and the process flags, through a thread-local
+// cache keyed by (op, dtype, scope spec id, soft flag, device-set version).
+Device& place(OpId op, DType dtype, bool prefer_host = false);
+
+}  // namespace eagle::runtime

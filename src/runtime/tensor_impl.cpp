@@ -1,0 +1,39 @@
+#include "runtime/tensor_impl.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "eagle/errors.hpp"
+
+namespace eagle::runtime {
+
+std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype) {
+  const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
+  return std::make_shared<TensorImpl>(std::make_shared<Storage>(device, bytes, shape, dtype), shape,
+                                      dtype);
+}
+
+std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape) {
+  return std::make_shared<TensorImpl>(source.storage(), shape, source.dtype());
+}
+
+std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device) {
+  auto copy = allocate_tensor(device, source.shape(), source.dtype());
+  const std::size_t bytes = source.bytes();
+  if (bytes == 0) return copy;
+  Device& from = source.device();
+  if (from.host_accessible() && device.host_accessible()) {
+    std::memcpy(copy->data(), source.data(), bytes);
+  } else if (from.host_accessible()) {
+    device.copy_from_host(copy->data(), source.data(), bytes);
+  } else if (device.host_accessible()) {
+    from.copy_to_host(copy->data(), source.data(), bytes);
+  } else {
+    std::vector<unsigned char> staging(bytes);
+    from.copy_to_host(staging.data(), source.data(), bytes);
+    device.copy_from_host(copy->data(), staging.data(), bytes);
+  }
+  return copy;
+}
+
+}  // namespace eagle::runtime
