@@ -1,0 +1,165 @@
+// CPU kernels that make tensors: Const, Fill, Range, RandomUniform, RandomStandardNormal, Cast,
+// Identity.
+#include <cmath>
+#include <cstring>
+
+#include "cpu/numeric.hpp"
+#include "cpu/philox.hpp"
+#include "cpu/register_kernels.hpp"
+#include "cpu/type_lists.hpp"
+#include "ops/attrs.hpp"
+#include "runtime/tensor_impl.hpp"
+
+namespace eagle::cpu {
+namespace {
+
+using runtime::KernelContext;
+using runtime::OpId;
+
+template <class T>
+struct ConstKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const auto& attrs = *static_cast<const ops::ConstAttrs*>(ctx.attrs);
+    if (out->bytes()) std::memcpy(out->data(), attrs.host_data, out->bytes());
+    return Tensor(std::move(out));
+  }
+};
+
+template <class T>
+struct FillKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const T value = convert<T>(static_cast<const ops::FillAttrs*>(ctx.attrs)->value);
+    T* o = out->data<T>();
+    const std::int64_t n = ctx.output_shape.num_elements();
+    for (std::int64_t i = 0; i < n; ++i) o[i] = value;
+    return Tensor(std::move(out));
+  }
+};
+
+template <class T>
+struct RangeKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const auto& attrs = *static_cast<const ops::RangeAttrs*>(ctx.attrs);
+    T* o = out->data<T>();
+    const std::int64_t n = ctx.output_shape.num_elements();
+    for (std::int64_t i = 0; i < n; ++i) {
+      o[i] = convert<T>(attrs.start + static_cast<double>(i) * attrs.delta);
+    }
+    return Tensor(std::move(out));
+  }
+};
+
+// Element i of a 32-bit-per-value stream is word i % 4 of block i / 4; 64-bit values use two
+// words, so block b holds elements 2b and 2b+1. The same mapping must hold on every backend.
+template <class T>
+struct RandomUniformKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+    T* o = out->data<T>();
+    const std::int64_t n = ctx.output_shape.num_elements();
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::int64_t>) {
+      for (std::int64_t b = 0; b * 2 < n; ++b) {
+        const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
+        for (int j = 0; j < 2 && b * 2 + j < n; ++j) {
+          if constexpr (std::is_same_v<T, double>) {
+            o[b * 2 + j] = attrs.a + random::uniform_double(r[2 * j], r[2 * j + 1]) * (attrs.b - attrs.a);
+          } else {
+            const auto lo = static_cast<std::int64_t>(attrs.a);
+            const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(attrs.b)) -
+                              static_cast<std::uint64_t>(lo);
+            const std::uint64_t bits = (std::uint64_t{r[2 * j]} << 32) | r[2 * j + 1];
+            o[b * 2 + j] = static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + bits % span);
+          }
+        }
+      }
+    } else {
+      for (std::int64_t b = 0; b * 4 < n; ++b) {
+        const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
+        for (int j = 0; j < 4 && b * 4 + j < n; ++j) {
+          if constexpr (std::is_same_v<T, std::int32_t>) {
+            const auto lo = static_cast<std::int64_t>(attrs.a);
+            const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(attrs.b) - lo);
+            o[b * 4 + j] = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(r[j] % span));
+          } else {
+            const float u = random::uniform_float(r[j]);
+            o[b * 4 + j] = convert<T>(static_cast<float>(attrs.a + u * (attrs.b - attrs.a)));
+          }
+        }
+      }
+    }
+    return Tensor(std::move(out));
+  }
+};
+
+// Box-Muller on pairs of uniforms: block b yields elements 4b..4b+3 (float types) or 2b, 2b+1
+// (float64).
+template <class T>
+struct RandomNormalKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+    T* o = out->data<T>();
+    const std::int64_t n = ctx.output_shape.num_elements();
+    constexpr double kTwoPi = 6.283185307179586;
+    const auto pair = [&](double u1, double u2, std::int64_t at) {
+      const double r = std::sqrt(-2.0 * std::log(1.0 - u1));  // 1 - u1 is in (0, 1]
+      if (at < n) o[at] = convert<T>(attrs.a + attrs.b * r * std::cos(kTwoPi * u2));
+      if (at + 1 < n) o[at + 1] = convert<T>(attrs.a + attrs.b * r * std::sin(kTwoPi * u2));
+    };
+    if constexpr (std::is_same_v<T, double>) {
+      for (std::int64_t b = 0; b * 2 < n; ++b) {
+        const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
+        pair(random::uniform_double(r[0], r[1]), random::uniform_double(r[2], r[3]), b * 2);
+      }
+    } else {
+      for (std::int64_t b = 0; b * 4 < n; ++b) {
+        const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
+        pair(random::uniform_float(r[0]), random::uniform_float(r[1]), b * 4);
+        pair(random::uniform_float(r[2]), random::uniform_float(r[3]), b * 4 + 2);
+      }
+    }
+    return Tensor(std::move(out));
+  }
+};
+
+template <class From>
+struct CastKernel {
+  static Tensor run(const KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const From* in = ctx.input(0).data<const From>();
+    const std::int64_t n = ctx.output_shape.num_elements();
+    visit_dtype(ctx.output_dtype, [&](auto tag) {
+      using To = decltype(tag);
+      To* o = out->data<To>();
+      for (std::int64_t i = 0; i < n; ++i) o[i] = convert<To>(in[i]);
+      return 0;
+    });
+    return Tensor(std::move(out));
+  }
+};
+
+// The input is already on the op's device (the dispatcher copied it): share its bytes.
+template <class T>
+struct IdentityKernel {
+  static Tensor run(const KernelContext& ctx) {
+    return Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape));
+  }
+};
+
+}  // namespace
+
+void register_creation_kernels(runtime::KernelTable& table) {
+  add_kernels<ConstKernel>(table, OpId::kConst, AllTypes{});
+  add_kernels<FillKernel>(table, OpId::kFill, AllTypes{});
+  add_kernels<RangeKernel>(table, OpId::kRange, NumericTypes{});
+  add_kernels<RandomUniformKernel>(table, OpId::kRandomUniform, NumericTypes{});
+  add_kernels<RandomNormalKernel>(table, OpId::kRandomStandardNormal, FloatingTypes{});
+  add_kernels<CastKernel>(table, OpId::kCast, AllTypes{});
+  add_kernels<IdentityKernel>(table, OpId::kIdentity, AllTypes{});
+}
+
+}  // namespace eagle::cpu

@@ -1,0 +1,210 @@
+// constant, zeros/ones/fill, range, random_uniform/normal, identity, cast.
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "eagle/ops.hpp"
+#include "ops/attrs.hpp"
+#include "ops/op_support.hpp"
+
+namespace eagle {
+namespace {
+
+using ops::OpId;
+
+// Note [Constant placement]
+// A constant is data, not an op (SEMANTICS §4): without a scope it lives on CPU:0, where
+// TensorFlow keeps eager constants too; under a scope it goes to the scope's device. It never
+// prints a placement line and it is always placed softly: TensorFlow builds the host tensor
+// first and lets the consuming op report an impossible device (seed 003 shows the error on
+// MatMul, not on the constants before it). The Const pseudo-op carries this through the same
+// placer and kernel table as every other op.
+
+// Converts `count` values to `dtype` in host memory.
+template <class From>
+std::vector<unsigned char> encode(const From* values, std::size_t count, DType dtype) {
+  std::vector<unsigned char> bytes(count * dtype_size(dtype));
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* out = reinterpret_cast<T*>(bytes.data());
+    for (std::size_t i = 0; i < count; ++i) {
+      if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+        out[i] = T(static_cast<float>(values[i]));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        out[i] = values[i] != From{};
+      } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<From>) {
+        if (!std::isfinite(values[i]) || values[i] != std::trunc(values[i]) ||
+            std::fabs(values[i]) >= 9.2e18) {
+          throw InvalidArgumentError(fmt::format(
+              "Cannot convert {} to EagerTensor of dtype {}", values[i], dtype_name(dtype)));
+        }
+        out[i] = static_cast<T>(values[i]);
+      } else {
+        out[i] = static_cast<T>(values[i]);
+      }
+    }
+    return 0;
+  });
+  return bytes;
+}
+
+Tensor make_constant(const std::vector<unsigned char>& bytes, std::int64_t count, DType dtype,
+                     const std::optional<Shape>& shape) {
+  return constant_from_buffer(bytes.data(), count, dtype,
+                              shape ? *shape : Shape{static_cast<std::int64_t>(count)});
+}
+
+std::uint64_t fresh_seed() {
+  static const std::uint64_t base = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+  static std::atomic<std::uint64_t> counter{0};
+  return base ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
+}
+
+}  // namespace
+
+Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, const Shape& shape) {
+  const std::int64_t needed = shape.num_elements();
+  if (count != needed) {
+    if (count != 1) {
+      throw InvalidArgumentError(fmt::format(
+          "Eager constant of {} values does not fit shape {}, which has {} elements", count,
+          shape.to_string(), needed));
+    }
+    // One value fills the shape, like tf.constant(0., shape=[2, 3]).
+    const std::size_t size = dtype_size(dtype);
+    std::vector<unsigned char> filled(static_cast<std::size_t>(needed) * size);
+    for (std::int64_t i = 0; i < needed; ++i) std::memcpy(&filled[i * size], data, size);
+    return constant_from_buffer(filled.data(), needed, dtype, shape);
+  }
+  std::vector<unsigned char> normalized;
+  if (dtype == DType::kBool) {  // any nonzero byte is true; stored as exactly 0 or 1
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    normalized.assign(bytes, bytes + count);
+    for (auto& b : normalized) b = b != 0;
+    data = normalized.data();
+  }
+  const ops::ConstAttrs attrs{data};
+  return runtime::execute({OpId::kConst, dtype, nullptr, 0, shape, dtype, &attrs, true});
+}
+
+Tensor constant(std::initializer_list<double> values, const std::optional<Shape>& shape,
+                std::optional<DType> dtype) {
+  const DType d = dtype.value_or(DType::kFloat32);
+  return make_constant(encode(values.begin(), values.size(), d),
+                       static_cast<std::int64_t>(values.size()), d, shape);
+}
+
+Tensor constant(std::initializer_list<std::initializer_list<double>> rows,
+                std::optional<DType> dtype) {
+  std::vector<double> flat;
+  const std::size_t width = rows.size() ? rows.begin()->size() : 0;
+  std::int64_t r = 0;
+  for (const auto& row : rows) {
+    if (row.size() != width) {
+      throw InvalidArgumentError(fmt::format(
+          "Can't convert non-rectangular nested list to Tensor: row {} has {} values, row 0 has {}",
+          r, row.size(), width));
+    }
+    flat.insert(flat.end(), row.begin(), row.end());
+    ++r;
+  }
+  const DType d = dtype.value_or(DType::kFloat32);
+  return make_constant(encode(flat.data(), flat.size(), d), static_cast<std::int64_t>(flat.size()),
+                       d, Shape{static_cast<std::int64_t>(rows.size()),
+                                static_cast<std::int64_t>(width)});
+}
+
+Tensor constant(std::initializer_list<int> values, const std::optional<Shape>& shape,
+                std::optional<DType> dtype) {
+  const DType d = dtype.value_or(DType::kInt32);
+  return make_constant(encode(values.begin(), values.size(), d),
+                       static_cast<std::int64_t>(values.size()), d, shape);
+}
+
+Tensor constant(std::initializer_list<bool> values, const std::optional<Shape>& shape) {
+  return make_constant(encode(values.begin(), values.size(), DType::kBool),
+                       static_cast<std::int64_t>(values.size()), DType::kBool, shape);
+}
+
+Tensor constant(double value, const std::optional<Shape>& shape, std::optional<DType> dtype) {
+  const DType d = dtype.value_or(DType::kFloat32);
+  return constant_from_buffer(encode(&value, 1, d).data(), 1, d, shape.value_or(Shape{}));
+}
+Tensor constant(float value, const std::optional<Shape>& shape) {
+  return constant_from_buffer(&value, 1, DType::kFloat32, shape.value_or(Shape{}));
+}
+Tensor constant(int value, const std::optional<Shape>& shape, std::optional<DType> dtype) {
+  const DType d = dtype.value_or(DType::kInt32);
+  return constant_from_buffer(encode(&value, 1, d).data(), 1, d, shape.value_or(Shape{}));
+}
+Tensor constant(std::int64_t value, const std::optional<Shape>& shape) {
+  return constant_from_buffer(&value, 1, DType::kInt64, shape.value_or(Shape{}));
+}
+Tensor constant(bool value, const std::optional<Shape>& shape) {
+  const unsigned char byte = value;
+  return constant_from_buffer(&byte, 1, DType::kBool, shape.value_or(Shape{}));
+}
+
+Tensor scalar_like(const Tensor& like, double value) {
+  ops::check_defined(like, OpId::kConst);
+  const DType d = like.dtype();
+  return constant_from_buffer(encode(&value, 1, d).data(), 1, d, Shape{});
+}
+
+Tensor fill(const Shape& shape, double value, DType dtype) {
+  const ops::FillAttrs attrs{value};
+  return runtime::execute({OpId::kFill, dtype, nullptr, 0, shape, dtype, &attrs});
+}
+Tensor zeros(const Shape& shape, DType dtype) { return fill(shape, 0, dtype); }
+Tensor ones(const Shape& shape, DType dtype) { return fill(shape, 1, dtype); }
+
+Tensor range(double start, double limit, double delta, DType dtype) {
+  if (delta == 0) ops::throw_invalid(OpId::kRange, fmt::format("Requires delta != 0: {}", delta));
+  if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
+    ops::throw_invalid(OpId::kRange,
+                       fmt::format("Requires start {} limit when delta {} 0: {}/{}",
+                                   delta > 0 ? "<=" : ">=", delta > 0 ? ">" : "<", start, limit));
+  }
+  const double count = std::ceil(std::fabs((limit - start) / delta));
+  if (!std::isfinite(count) || count > 9e15) {
+    ops::throw_invalid(OpId::kRange, fmt::format("Range of {} elements is too large", count));
+  }
+  const ops::RangeAttrs attrs{start, delta};
+  const Shape shape{static_cast<std::int64_t>(count)};
+  return runtime::execute({OpId::kRange, dtype, nullptr, 0, shape, dtype, &attrs});
+}
+Tensor range(int limit) { return range(0, limit, 1, DType::kInt32); }
+Tensor range(int start, int limit, int delta) { return range(start, limit, delta, DType::kInt32); }
+
+Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dtype,
+                      std::optional<std::uint64_t> seed) {
+  if (is_integer(dtype) && !(minval < maxval)) {
+    ops::throw_invalid(OpId::kRandomUniform,
+                       fmt::format("Need minval < maxval: {} >= {}", minval, maxval));
+  }
+  const ops::RandomAttrs attrs{seed ? *seed : fresh_seed(), minval, maxval};
+  return runtime::execute({OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, &attrs});
+}
+
+Tensor random_normal(const Shape& shape, double mean, double stddev, DType dtype,
+                     std::optional<std::uint64_t> seed) {
+  const ops::RandomAttrs attrs{seed ? *seed : fresh_seed(), mean, stddev};
+  return runtime::execute({OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, &attrs});
+}
+
+Tensor identity(const Tensor& x) {
+  ops::check_defined(x, OpId::kIdentity);
+  return ops::run_unary(OpId::kIdentity, x, x.shape(), x.dtype());
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  ops::check_defined(x, OpId::kCast);
+  if (x.dtype() == dtype) return x;  // as tf.cast: nothing to do, no op runs
+  return ops::run_unary(OpId::kCast, x, x.shape(), dtype);
+}
+
+}  // namespace eagle

@@ -1,0 +1,59 @@
+#include "ops/op_support.hpp"
+
+#include <fmt/format.h>
+
+namespace eagle::ops {
+
+void throw_invalid(OpId op, const std::string& message) {
+  throw InvalidArgumentError(fmt::format("{} [Op:{}]", message, runtime::op_name(op)));
+}
+
+void check_defined(const Tensor& x, OpId op, int index) {
+  if (!x.defined()) throw_invalid(op, fmt::format("input #{} is an undefined tensor", index));
+}
+
+void check_same_dtype(OpId op, const Tensor* inputs, int n) {
+  for (int i = 0; i < n; ++i) check_defined(inputs[i], op, i);
+  for (int i = 1; i < n; ++i) {
+    if (inputs[i].dtype() != inputs[0].dtype()) {
+      throw_invalid(op, fmt::format("cannot compute {} as input #{}(zero-based) was expected to be "
+                                    "a {} tensor but is a {} tensor",
+                                    runtime::op_name(op), i,
+                                    dtype_runtime_name(inputs[0].dtype()),
+                                    dtype_runtime_name(inputs[i].dtype())));
+    }
+  }
+}
+
+Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b) {
+  if (a == b) return a;
+  const int rank = std::max(a.rank(), b.rank());
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(rank));
+  for (int i = 0; i < rank; ++i) {
+    const int ia = a.rank() - rank + i;
+    const int ib = b.rank() - rank + i;
+    const std::int64_t da = ia >= 0 ? a[ia] : 1;
+    const std::int64_t db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1) {
+      throw_invalid(op, fmt::format("Incompatible shapes: {} vs. {}", a.to_string(), b.to_string()));
+    }
+    dims[static_cast<std::size_t>(i)] = da == 1 ? db : da;
+  }
+  return Shape(dims);
+}
+
+int normalize_axis(OpId op, int axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    throw_invalid(op, fmt::format("axis {} is out of bounds: expected a value in [{}, {}) for a "
+                                  "tensor of rank {}",
+                                  axis, -rank, rank, rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+Tensor run_unary(OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
+                 const void* attrs) {
+  return runtime::execute({op, x.dtype(), &x, 1, out_shape, out_dtype, attrs});
+}
+
+}  // namespace eagle::ops

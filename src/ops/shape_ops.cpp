@@ -1,0 +1,189 @@
+// reshape, transpose, expand_dims, squeeze, concat, slice.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "eagle/ops.hpp"
+#include "ops/attrs.hpp"
+#include "ops/op_support.hpp"
+
+namespace eagle {
+
+using ops::OpId;
+
+Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
+  ops::check_defined(x, OpId::kReshape);
+  const std::int64_t count = x.num_elements();
+  int inferred = -1;
+  std::int64_t known = 1;
+  for (int i = 0; i < static_cast<int>(shape.size()); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0) {
+        ops::throw_invalid(OpId::kReshape, fmt::format("Only one input size may be -1, not both "
+                                                       "{} and {}",
+                                                       inferred, i));
+      }
+      inferred = i;
+    } else if (shape[i] < 0) {
+      ops::throw_invalid(OpId::kReshape,
+                         fmt::format("Size {} must be non-negative, not {}", i, shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (shape.size() > static_cast<std::size_t>(Shape::kMaxRank)) {
+    ops::throw_invalid(OpId::kReshape, fmt::format("Shape rank exceeds the maximum of {}",
+                                                   Shape::kMaxRank));
+  }
+  std::vector<std::int64_t> dims = shape;
+  if (inferred >= 0) {
+    if (known == 0 || count % known != 0) {
+      ops::throw_invalid(OpId::kReshape,
+                         known == 0 ? std::string("Reshape cannot infer the missing input size for "
+                                                  "an empty tensor unless all specified input "
+                                                  "sizes are non-zero")
+                                    : fmt::format("Input to reshape is a tensor with {} values, "
+                                                  "but the requested shape requires a multiple "
+                                                  "of {}",
+                                                  count, known));
+    }
+    dims[static_cast<std::size_t>(inferred)] = count / known;
+  } else if (known != count) {
+    ops::throw_invalid(OpId::kReshape, fmt::format("Input to reshape is a tensor with {} values, "
+                                                   "but the requested shape has {}",
+                                                   count, known));
+  }
+  return ops::run_unary(OpId::kReshape, x, Shape(dims), x.dtype());
+}
+
+Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
+  ops::check_defined(x, OpId::kTranspose);
+  const int rank = x.rank();
+  ops::TransposeAttrs attrs{perm};
+  if (perm.empty()) {
+    for (int i = rank - 1; i >= 0; --i) attrs.perm.push_back(i);
+  }
+  std::vector<int> sorted = attrs.perm;
+  std::sort(sorted.begin(), sorted.end());
+  bool valid = static_cast<int>(sorted.size()) == rank;
+  for (int i = 0; valid && i < rank; ++i) valid = sorted[i] == i;
+  if (!valid) {
+    ops::throw_invalid(OpId::kTranspose,
+                       fmt::format("perm [{}] is not a permutation of the {} axes of shape {}",
+                                   fmt::join(attrs.perm, ","), rank, x.shape().to_string()));
+  }
+  Shape out;
+  for (int p : attrs.perm) out.push_back(x.shape()[p]);
+  return ops::run_unary(OpId::kTranspose, x, out, x.dtype(), &attrs);
+}
+
+Tensor expand_dims(const Tensor& x, int axis) {
+  ops::check_defined(x, OpId::kExpandDims);
+  const int rank = x.rank();
+  if (axis < -rank - 1 || axis > rank) {
+    ops::throw_invalid(OpId::kExpandDims,
+                       fmt::format("Tried to expand dim index {} for tensor with {} dimensions.",
+                                   axis, rank));
+  }
+  const int at = axis < 0 ? axis + rank + 1 : axis;
+  if (rank == Shape::kMaxRank) {
+    ops::throw_invalid(OpId::kExpandDims,
+                       fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
+  }
+  Shape out;
+  for (int i = 0; i < rank; ++i) {
+    if (i == at) out.push_back(1);
+    out.push_back(x.shape()[i]);
+  }
+  if (at == rank) out.push_back(1);
+  return ops::run_unary(OpId::kExpandDims, x, out, x.dtype());
+}
+
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes) {
+  ops::check_defined(x, OpId::kSqueeze);
+  const Shape& in = x.shape();
+  std::vector<bool> drop(static_cast<std::size_t>(in.rank()), axes.empty());
+  if (axes.empty()) {
+    for (int i = 0; i < in.rank(); ++i) drop[i] = in[i] == 1;
+  }
+  for (int axis : axes) {
+    const int a = ops::normalize_axis(OpId::kSqueeze, axis, in.rank());
+    if (in[a] != 1) {
+      ops::throw_invalid(OpId::kSqueeze, fmt::format("Can not squeeze dim[{}], expected a "
+                                                     "dimension of 1, got {}",
+                                                     a, in[a]));
+    }
+    drop[a] = true;
+  }
+  Shape out;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (!drop[i]) out.push_back(in[i]);
+  }
+  return ops::run_unary(OpId::kSqueeze, x, out, x.dtype());
+}
+
+Tensor concat(const std::vector<Tensor>& values, int axis) {
+  if (values.empty()) {
+    ops::throw_invalid(OpId::kConcatV2, "ConcatOp needs at least one input tensor");
+  }
+  const int n = static_cast<int>(values.size());
+  ops::check_same_dtype(OpId::kConcatV2, values.data(), n);
+  const Shape& first = values[0].shape();
+  if (first.rank() == 0) {
+    ops::throw_invalid(OpId::kConcatV2, "Can't concatenate scalars (use eagle::expand_dims first)");
+  }
+  const int a = ops::normalize_axis(OpId::kConcatV2, axis, first.rank());
+  Shape out = first;
+  for (int i = 1; i < n; ++i) {
+    const Shape& s = values[i].shape();
+    if (s.rank() != first.rank()) {
+      ops::throw_invalid(OpId::kConcatV2,
+                         fmt::format("Ranks of all input tensors should match: shape[0] = {} vs. "
+                                     "shape[{}] = {}",
+                                     first.to_string(), i, s.to_string()));
+    }
+    for (int d = 0; d < s.rank(); ++d) {
+      if (d != a && s[d] != first[d]) {
+        ops::throw_invalid(OpId::kConcatV2,
+                           fmt::format("ConcatOp : Dimension {} in both shapes must be equal: "
+                                       "shape[0] = {} vs. shape[{}] = {}",
+                                       d, first.to_string(), i, s.to_string()));
+      }
+    }
+    out[a] += s[a];
+  }
+  const ops::AxisAttrs attrs{a};
+  return runtime::execute(
+      {OpId::kConcatV2, values[0].dtype(), values.data(), n, out, values[0].dtype(), &attrs});
+}
+
+Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
+             const std::vector<std::int64_t>& size) {
+  ops::check_defined(x, OpId::kSlice);
+  const Shape& in = x.shape();
+  const auto rank = static_cast<std::size_t>(in.rank());
+  if (begin.size() != rank || size.size() != rank) {
+    ops::throw_invalid(OpId::kSlice,
+                       fmt::format("Expected begin and size arguments to be 1-D tensors of size "
+                                   "{}, but got shapes [{}] and [{}] instead.",
+                                   rank, begin.size(), size.size()));
+  }
+  Shape out;
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t dim = in[static_cast<int>(i)];
+    if (begin[i] < 0 || begin[i] > dim) {
+      ops::throw_invalid(OpId::kSlice,
+                         fmt::format("Expected begin[{}] in [0, {}], but got {}", i, dim, begin[i]));
+    }
+    const std::int64_t s = size[i] == -1 ? dim - begin[i] : size[i];
+    if (s < 0 || s > dim - begin[i]) {
+      ops::throw_invalid(OpId::kSlice, fmt::format("Expected size[{}] in [0, {}], but got {}", i,
+                                                   dim - begin[i], size[i]));
+    }
+    out.push_back(s);
+  }
+  const ops::SliceAttrs attrs{begin};
+  return ops::run_unary(OpId::kSlice, x, out, x.dtype(), &attrs);
+}
+
+}  // namespace eagle
