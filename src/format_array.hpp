@@ -1,0 +1,24 @@
+// NumPy-compatible text for a block of host values: what `str(np.array(...))` prints with
+// NumPy's default print options (precision=8, threshold=1000, edgeitems=3, linewidth=75,
+// floatmode='maxprec', suppress=False, sign='-').
+#pragma once
+
+#include <string>
+
+#include "eagle/dtype.hpp"
+#include "eagle/shape.hpp"
+
+namespace eagle::detail {
+
+// `host_data` points at shape.num_elements() contiguous row-major values of `dtype` (bool as one
+// byte holding 0 or 1; float16 / bfloat16 as eagle::float16 / eagle::bfloat16).
+//
+//   rank 0   the scalar alone, as str(np.float32(3)) prints it: "3.0", "5", "True", "1e+20"
+//   empty    "[]" whatever the shape
+//   else     "[[22. 28.]\n [49. 64.]]", wrapped at 75 columns, and abbreviated with "..."
+//            (three items at each edge of every axis) when there are more than 1000 elements
+//
+// float16 prints as np.float16 does; bfloat16 prints its value as np.float32 would.
+std::string format_array(DType dtype, const Shape& shape, const void* host_data);
+
+}  // namespace eagle::detail
