@@ -22,6 +22,13 @@ void Shape::push_back(std::int64_t dim) {
   if (dim < 0) {
     throw InvalidArgumentError(fmt::format("Dimension {} must be >= 0, got {}", rank_, dim));
   }
+  // Keep num_elements() free of overflow: a shape whose element count does not fit int64 is
+  // refused here, once, instead of wrapping silently wherever it is multiplied out.
+  std::int64_t count = 0;
+  if (__builtin_mul_overflow(num_elements(), dim, &count)) {
+    throw InvalidArgumentError(fmt::format("Shape {} with dimension {} has more than 2^63-1 elements",
+                                           to_string(), dim));
+  }
   dims_[rank_++] = dim;
 }
 

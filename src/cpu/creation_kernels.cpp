@@ -2,6 +2,7 @@
 // Identity.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "cpu/numeric.hpp"
 #include "cpu/philox.hpp"
@@ -52,6 +53,26 @@ struct RangeKernel {
   }
 };
 
+// Rounding minval + u * (maxval - minval) to float32 or a 16-bit float can land on maxval (in
+// float16, every u >= 1 - 2^-12 rounds to 1.0). The interval is half-open, as in
+// tf.random.uniform: such a value steps down to the largest value of T below maxval.
+template <class T>
+T below_maxval(T v, const ops::RandomAttrs& attrs) {
+  if (!(attrs.a < attrs.b)) return v;
+  while (static_cast<double>(static_cast<float>(v)) >= attrs.b) {
+    if constexpr (std::is_same_v<T, float>) {
+      v = std::nextafter(v, -std::numeric_limits<float>::infinity());
+    } else {  // sign-magnitude bits: toward -inf is one step down in magnitude, or up if < 0
+      const bool negative = (v.bits & 0x8000u) != 0;
+      const bool zero = (v.bits & 0x7fffu) == 0;
+      v = T::from_bits(static_cast<std::uint16_t>(zero       ? 0x8001u
+                                                  : negative ? v.bits + 1u
+                                                             : v.bits - 1u));
+    }
+  }
+  return v;
+}
+
 // Element i of a 32-bit-per-value stream is word i % 4 of block i / 4; 64-bit values use two
 // words, so block b holds elements 2b and 2b+1. The same mapping must hold on every backend.
 template <class T>
@@ -86,7 +107,8 @@ struct RandomUniformKernel {
             o[b * 4 + j] = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(r[j] % span));
           } else {
             const float u = random::uniform_float(r[j]);
-            o[b * 4 + j] = convert<T>(static_cast<float>(attrs.a + u * (attrs.b - attrs.a)));
+            o[b * 4 + j] = below_maxval(
+                convert<T>(static_cast<float>(attrs.a + u * (attrs.b - attrs.a))), attrs);
           }
         }
       }

@@ -182,9 +182,17 @@ Tensor range(int start, int limit, int delta) { return range(start, limit, delta
 
 Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dtype,
                       std::optional<std::uint64_t> seed) {
-  if (is_integer(dtype) && !(minval < maxval)) {
-    ops::throw_invalid(OpId::kRandomUniform,
-                       fmt::format("Need minval < maxval: {} >= {}", minval, maxval));
+  if (is_integer(dtype)) {
+    if (!(minval < maxval)) {
+      ops::throw_invalid(OpId::kRandomUniform,
+                         fmt::format("Need minval < maxval: {} >= {}", minval, maxval));
+    }
+    const double limit = dtype == DType::kInt32 ? 2147483648.0 : 9223372036854775808.0;
+    if (minval < -limit || maxval > limit) {
+      ops::throw_invalid(OpId::kRandomUniform,
+                         fmt::format("minval {} and maxval {} must lie within the range of {}",
+                                     minval, maxval, dtype_name(dtype)));
+    }
   }
   const ops::RandomAttrs attrs{seed ? *seed : fresh_seed(), minval, maxval};
   return runtime::execute({OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, &attrs});

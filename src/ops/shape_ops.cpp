@@ -1,5 +1,6 @@
 // reshape, transpose, expand_dims, squeeze, concat, slice.
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -28,6 +29,13 @@ Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
       ops::throw_invalid(OpId::kReshape,
                          fmt::format("Size {} must be non-negative, not {}", i, shape[i]));
     } else {
+      // As TensorShape::AddDim: a count past int64 would wrap (undefined behaviour) and could
+      // even match the input's count.
+      if (shape[i] != 0 && known > std::numeric_limits<std::int64_t>::max() / shape[i]) {
+        ops::throw_invalid(OpId::kReshape, fmt::format("Encountered overflow when multiplying "
+                                                       "{} with {}, result: -1",
+                                                       known, shape[i]));
+      }
       known *= shape[i];
     }
   }
