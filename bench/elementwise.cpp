@@ -1,0 +1,153 @@
+// BENCHMARKS case 2: eagle::add of two float32 tensors against a memcpy of the output's size and
+// a plain C++ loop, in the same run, timed interleaved (plus, as a diagnostic, the loop with
+// streaming stores).
+//
+// Bandwidth counts bytes moved: add (eagle and the loop) 3 * n * 4 (two reads, one write);
+// memcpy 2 * n * 4 (one read, one write). pct_of_memcpy = 100 * add_GBps / memcpy_GBps.
+// memcpy and the loop write into buffers touched beforehand and reused every repetition; eagle
+// allocates its output per call (from its host block cache above 1 MiB), as an eager op does.
+// Small sizes run several calls per timed repetition (field "inner"); times are per call.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "eagle/eagle.hpp"
+
+namespace {
+
+__attribute__((noinline)) void plain_add(const float* __restrict a, const float* __restrict b,
+                                         float* __restrict out, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// Diagnostic, not a peer: the same loop with non-temporal (streaming) stores, which skip the
+// read-for-ownership of the destination that a plain store costs once the data leaves the
+// caches (glibc's memcpy switches to such stores for large sizes).
+__attribute__((noinline)) void plain_add_stream(const float* __restrict a,
+                                                const float* __restrict b, float* __restrict out,
+                                                std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = a[i] + b[i];
+  for (; i + 4 <= n; i += 4) {
+    _mm_stream_ps(out + i, _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));
+  }
+  for (; i < n; ++i) out[i] = a[i] + b[i];
+  _mm_sfence();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bench::Options opt = bench::parse_args(argc, argv);
+  const int reps = opt.reps_or(30, 10);
+  const int warmup = opt.warmup_or(2, 1);
+  eagle::debugging::set_log_device_placement(false);
+
+  bench::Reporter rep;
+  for (const int log2n : {12, 20, 24, 26}) {
+    const std::int64_t n = std::int64_t{1} << log2n;
+    if (!opt.selected("elementwise_add", n)) continue;
+    const auto un = static_cast<std::size_t>(n);
+    // At least ~4M elements' worth of work per timed repetition, so tiny sizes are measurable.
+    const int inner = static_cast<int>(std::max<std::int64_t>(1, (std::int64_t{1} << 22) / n));
+
+    const eagle::Tensor a = eagle::random_uniform({n}, -1.0, 1.0, eagle::float32, 11);
+    const eagle::Tensor b = eagle::random_uniform({n}, -1.0, 1.0, eagle::float32, 12);
+    const std::vector<float> ha = a.to_vector<float>();
+    const std::vector<float> hb = b.to_vector<float>();
+    std::vector<float> loop_out(un, 1.0f);  // touched: value-initialized
+    std::vector<float> copy_dst(un, 1.0f);
+    std::vector<float> stream_out(un, 1.0f);
+
+    // References and checks (outside the timed region).
+    std::vector<float> want(un);
+    for (std::size_t i = 0; i < un; ++i) want[i] = ha[i] + hb[i];
+    {
+      const eagle::Tensor z = eagle::add(a, b);
+      const double err = bench::relative_error(z.to_vector<float>(), want);
+      bench::check(err < 1e-5, fmt::format("eagle::add 2^{}: relative error {}", log2n, err));
+    }
+
+    auto run_eagle = [&] {
+      for (int k = 0; k < inner; ++k) {
+        const eagle::Tensor z = eagle::add(a, b);
+        bench::do_not_optimize(z.impl().get());
+      }
+    };
+    auto run_memcpy = [&] {
+      for (int k = 0; k < inner; ++k) {
+        std::memcpy(copy_dst.data(), ha.data(), un * sizeof(float));
+        bench::clobber_memory();
+      }
+    };
+    auto run_loop = [&] {
+      for (int k = 0; k < inner; ++k) {
+        plain_add(ha.data(), hb.data(), loop_out.data(), n);
+        bench::clobber_memory();
+      }
+    };
+    auto run_stream = [&] {
+      for (int k = 0; k < inner; ++k) {
+        plain_add_stream(ha.data(), hb.data(), stream_out.data(), n);
+        bench::clobber_memory();
+      }
+    };
+    const auto stats =
+        bench::measure_interleaved({run_eagle, run_memcpy, run_loop, run_stream}, warmup, reps);
+    bench::check(bench::relative_error(loop_out, want) < 1e-5, "plain loop result");
+    bench::check(bench::relative_error(stream_out, want) < 1e-5, "streaming loop result");
+    bench::check(std::memcmp(copy_dst.data(), ha.data(), un * sizeof(float)) == 0, "memcpy result");
+
+    auto per_call = [&](bench::Stats s) {
+      s.median_us /= inner;
+      s.min_us /= inner;
+      s.max_us /= inner;
+      return s;
+    };
+    const bench::Stats se = per_call(stats[0]), sm = per_call(stats[1]), sl = per_call(stats[2]),
+                       ss = per_call(stats[3]);
+    const double add_bytes = 3.0 * 4.0 * static_cast<double>(n);
+    const double copy_bytes = 2.0 * 4.0 * static_cast<double>(n);
+    auto gbps = [](double bytes, double us) { return bytes / (us * 1e3); };
+    const double memcpy_gbps = gbps(copy_bytes, sm.median_us);
+
+    auto record = [&](const std::string& impl, const bench::Stats& s, double bytes) {
+      bench::Record r;
+      r.set("case", "elementwise_add").set("impl", impl).set("size", static_cast<long long>(n));
+      r.set(s).set("threads", 1).set("inner", inner).set("bytes", bytes);
+      r.set("gbps", gbps(bytes, s.median_us));
+      return r;
+    };
+    bench::Record re = record("eagle", se, add_bytes);
+    re.set("pct_of_memcpy", 100.0 * gbps(add_bytes, se.median_us) / memcpy_gbps);
+    re.set("ratio_vs_loop", sl.median_us / se.median_us);  // loop time / eagle time
+    re.set("pct_of_memcpy_is", "100 * add_GBps(3*n*4 B) / memcpy_GBps(2*n*4 B)");
+    if (log2n >= 24) re.set("target_pct", 80.0);
+    rep.emit(std::move(re));
+    rep.emit(record("memcpy", sm, copy_bytes));
+    bench::Record rl = record("cpp_loop", sl, add_bytes);
+    rl.set("pct_of_memcpy", 100.0 * gbps(add_bytes, sl.median_us) / memcpy_gbps);
+    rep.emit(std::move(rl));
+    bench::Record rs = record("cpp_loop_stream", ss, add_bytes);
+    rs.set("pct_of_memcpy", 100.0 * gbps(add_bytes, ss.median_us) / memcpy_gbps);
+    rs.set("note", "diagnostic: non-temporal stores");
+    rep.emit(std::move(rs));
+  }
+
+  rep.table(fmt::format("elementwise add, float32, 1 thread, {} reps; GB/s counts add 3*n*4 B, "
+                        "memcpy 2*n*4 B; pct_of_memcpy = add_GBps / memcpy_GBps",
+                        reps),
+            {{"impl", "impl", 15, 0},
+             {"size", "size", 9, 0},
+             {"median_us", "median_us", 11, 2},
+             {"min_us", "min_us", 10, 2},
+             {"max_us", "max_us", 10, 2},
+             {"GB/s", "gbps", 8, 1},
+             {"%memcpy", "pct_of_memcpy", 8, 1},
+             {"loop/eagle", "ratio_vs_loop", 10, 2}});
+  return 0;
+}

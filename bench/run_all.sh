@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs every benchmark program in turn (each in its own process), appends their JSON lines to
+# one file and prints their tables.
+#
+#   bench/run_all.sh [--quick] [--reps N] [--out FILE] [--build DIR]
+#
+#   --quick      passed to every program: fewer repetitions, finishes in well under a minute
+#   --reps N     passed to every program
+#   --out FILE   JSON lines go here (default: <build>/bench/results.jsonl; overwritten)
+#   --build DIR  the CMake build directory holding bench/bench_* (default: <repo>/build),
+#                configured with -DEAGLE_BENCH=ON
+#
+# Exits non-zero when a program fails (a result that disagrees with its reference included).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$repo/build"
+out=""
+args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) args+=(--quick); shift ;;
+    --reps) args+=(--reps "$2"); shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+[[ -n "$out" ]] || out="$build/bench/results.jsonl"
+mkdir -p "$(dirname "$out")"
+: > "$out"
+
+echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "# OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}; JSON lines -> $out"
+
+status=0
+for name in dispatch_chain elementwise matmul; do
+  exe="$build/bench/bench_$name"
+  if [[ ! -x "$exe" ]]; then
+    echo "missing $exe (configure with -DEAGLE_BENCH=ON and build bench_$name)" >&2
+    status=1
+    continue
+  fi
+  echo
+  echo "## bench_$name ${args[*]:-}"
+  log="$(mktemp)"
+  if "$exe" "${args[@]}" > "$log"; then :; else
+    echo "bench_$name FAILED (exit $?)" >&2
+    status=1
+  fi
+  grep '^{' "$log" >> "$out" || true   # JSON lines to the file
+  grep -v '^{' "$log" || true          # the table to the terminal
+  rm -f "$log"
+done
+echo
+echo "# $(wc -l < "$out") JSON lines in $out"
+exit "$status"
