@@ -8,9 +8,8 @@
 int main() {
   // Placement lines go to the log sink (stderr by default); send them to stdout here so the
   // lines and the values appear in order.
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view line) {
-    fmt::print("{}\n", line);
-  });
+  eagle::debugging::set_log_sink(
+      [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("{}\n", line); });
   eagle::debugging::set_log_device_placement(true);
 
   const auto a = eagle::constant({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, eagle::Shape{2, 3});

@@ -6,9 +6,8 @@
 #include <eagle/eagle.hpp>
 
 int main() {
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view line) {
-    fmt::print("{}\n", line);
-  });
+  eagle::debugging::set_log_sink(
+      [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("{}\n", line); });
   eagle::debugging::set_log_device_placement(true);
 
   eagle::Tensor a, b;

@@ -18,9 +18,8 @@ eagle::Tensor tower() {
 }  // namespace
 
 int main() {
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view line) {
-    fmt::print("{}\n", line);
-  });
+  eagle::debugging::set_log_sink(
+      [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("{}\n", line); });
   eagle::debugging::set_log_device_placement(true);
   fmt::print("Logical devices:");
   for (const auto& d : eagle::config::list_logical_devices()) fmt::print(" {}", d.name);

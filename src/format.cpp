@@ -8,7 +8,8 @@
 namespace eagle {
 
 std::string format_values(const Tensor& t) {
-  std::vector<unsigned char> host(static_cast<std::size_t>(t.num_elements()) * dtype_size(t.dtype()));
+  std::vector<unsigned char> host(static_cast<std::size_t>(t.num_elements()) *
+                                  dtype_size(t.dtype()));
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {

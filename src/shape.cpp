@@ -26,8 +26,8 @@ void Shape::push_back(std::int64_t dim) {
   // refused here, once, instead of wrapping silently wherever it is multiplied out.
   std::int64_t count = 0;
   if (__builtin_mul_overflow(num_elements(), dim, &count)) {
-    throw InvalidArgumentError(fmt::format("Shape {} with dimension {} has more than 2^63-1 elements",
-                                           to_string(), dim));
+    throw InvalidArgumentError(
+        fmt::format("Shape {} with dimension {} has more than 2^63-1 elements", to_string(), dim));
   }
   dims_[rank_++] = dim;
 }
@@ -38,9 +38,7 @@ std::int64_t Shape::num_elements() const {
   return n;
 }
 
-std::string Shape::to_string() const {
-  return fmt::format("[{}]", fmt::join(begin(), end(), ","));
-}
+std::string Shape::to_string() const { return fmt::format("[{}]", fmt::join(begin(), end(), ",")); }
 
 std::string Shape::to_tuple_string() const {
   if (rank_ == 1) return fmt::format("({},)", dims_[0]);

@@ -24,8 +24,8 @@ const std::string& Tensor::device() const { return checked(impl_).device().name(
 void Tensor::check_element_type(DType requested) const {
   const DType actual = dtype();
   if (requested != actual) {
-    throw InvalidArgumentError(fmt::format("Cannot read a {} tensor as {}", dtype_name(actual),
-                                           dtype_name(requested)));
+    throw InvalidArgumentError(
+        fmt::format("Cannot read a {} tensor as {}", dtype_name(actual), dtype_name(requested)));
   }
 }
 

@@ -25,9 +25,9 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
-#define EAGLE_DEFINE_ERROR(Name, Code)                                                 \
-  class Name : public Error {                                                          \
-   public:                                                                             \
+#define EAGLE_DEFINE_ERROR(Name, Code)                                             \
+  class Name : public Error {                                                      \
+   public:                                                                         \
     explicit Name(const std::string& message) : Error(ErrorCode::Code, message) {} \
   };
 

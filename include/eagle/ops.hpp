@@ -34,8 +34,7 @@ Tensor constant(const std::vector<T>& values, const std::optional<Shape>& shape 
 Tensor constant(double value, const std::optional<Shape>& shape = {},
                 std::optional<DType> dtype = {});
 Tensor constant(float value, const std::optional<Shape>& shape = {});
-Tensor constant(int value, const std::optional<Shape>& shape = {},
-                std::optional<DType> dtype = {});
+Tensor constant(int value, const std::optional<Shape>& shape = {}, std::optional<DType> dtype = {});
 Tensor constant(std::int64_t value, const std::optional<Shape>& shape = {});
 Tensor constant(bool value, const std::optional<Shape>& shape = {});
 // Raw form used by the others and by interop: `data` holds `count` values of `dtype`. A count
@@ -114,8 +113,7 @@ Tensor argmax(const Tensor& x, int axis = 0);
 
 // ---- Linear algebra and friends ---------------------------------------------------------------
 // 2-D: MatMul; rank >= 3 (batch dimensions broadcast): BatchMatMulV2.
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
-              bool transpose_b = false);
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 Tensor add_n(const std::vector<Tensor>& inputs);
 Tensor softmax(const Tensor& logits);  // over the last axis
 
@@ -144,14 +142,14 @@ inline Tensor operator>=(const Tensor& x, const Tensor& y) { return greater_equa
 
 // A C++ number next to a tensor takes the tensor's dtype (as a Python scalar does in TF).
 Tensor scalar_like(const Tensor& like, double value);
-#define EAGLE_SCALAR_OPERATOR(op)                                                         \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                  \
-  Tensor operator op(const Tensor& x, S s) {                                              \
-    return x op scalar_like(x, static_cast<double>(s));                                   \
-  }                                                                                       \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>                  \
-  Tensor operator op(S s, const Tensor& x) {                                              \
-    return scalar_like(x, static_cast<double>(s)) op x;                                   \
+#define EAGLE_SCALAR_OPERATOR(op)                                       \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>> \
+  Tensor operator op(const Tensor& x, S s) {                            \
+    return x op scalar_like(x, static_cast<double>(s));                 \
+  }                                                                     \
+  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>> \
+  Tensor operator op(S s, const Tensor& x) {                            \
+    return scalar_like(x, static_cast<double>(s)) op x;                 \
   }
 EAGLE_SCALAR_OPERATOR(+)
 EAGLE_SCALAR_OPERATOR(-)

@@ -87,7 +87,8 @@ struct RandomUniformKernel {
         const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
         for (int j = 0; j < 2 && b * 2 + j < n; ++j) {
           if constexpr (std::is_same_v<T, double>) {
-            o[b * 2 + j] = attrs.a + random::uniform_double(r[2 * j], r[2 * j + 1]) * (attrs.b - attrs.a);
+            o[b * 2 + j] =
+                attrs.a + random::uniform_double(r[2 * j], r[2 * j + 1]) * (attrs.b - attrs.a);
           } else {
             const auto lo = static_cast<std::int64_t>(attrs.a);
             const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(attrs.b)) -

@@ -20,19 +20,27 @@ using runtime::OpId;
 // ---- Functors: operate on compute_t<T>; `Out` is the stored result type. -----------------------
 struct AddFn {
   template <class C>
-  C operator()(C a, C b) const { return wrap_add(a, b); }
+  C operator()(C a, C b) const {
+    return wrap_add(a, b);
+  }
 };
 struct SubFn {
   template <class C>
-  C operator()(C a, C b) const { return wrap_sub(a, b); }
+  C operator()(C a, C b) const {
+    return wrap_sub(a, b);
+  }
 };
 struct MulFn {
   template <class C>
-  C operator()(C a, C b) const { return wrap_mul(a, b); }
+  C operator()(C a, C b) const {
+    return wrap_mul(a, b);
+  }
 };
 struct DivFn {
   template <class C>
-  C operator()(C a, C b) const { return a / b; }
+  C operator()(C a, C b) const {
+    return a / b;
+  }
 };
 struct MaxFn {  // NaN propagates, as np.maximum and tf.maximum
   template <class C>
@@ -72,27 +80,39 @@ struct PowFn {
 };
 struct EqualFn {
   template <class C>
-  bool operator()(C a, C b) const { return a == b; }
+  bool operator()(C a, C b) const {
+    return a == b;
+  }
 };
 struct NotEqualFn {
   template <class C>
-  bool operator()(C a, C b) const { return a != b; }
+  bool operator()(C a, C b) const {
+    return a != b;
+  }
 };
 struct LessFn {
   template <class C>
-  bool operator()(C a, C b) const { return a < b; }
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
 };
 struct LessEqualFn {
   template <class C>
-  bool operator()(C a, C b) const { return a <= b; }
+  bool operator()(C a, C b) const {
+    return a <= b;
+  }
 };
 struct GreaterFn {
   template <class C>
-  bool operator()(C a, C b) const { return a > b; }
+  bool operator()(C a, C b) const {
+    return a > b;
+  }
 };
 struct GreaterEqualFn {
   template <class C>
-  bool operator()(C a, C b) const { return a >= b; }
+  bool operator()(C a, C b) const {
+    return a >= b;
+  }
 };
 
 template <class T, class Fn>
@@ -114,10 +134,13 @@ Tensor binary_kernel(const KernelContext& ctx) {
   return Tensor(std::move(out));
 }
 
-// ---- Unary ---------------------------------------------------------------------------------------
+// ---- Unary
+// ---------------------------------------------------------------------------------------
 struct NegFn {
   template <class C>
-  C operator()(C a) const { return wrap_neg(a); }
+  C operator()(C a) const {
+    return wrap_neg(a);
+  }
 };
 struct AbsFn {
   template <class C>
@@ -131,31 +154,45 @@ struct AbsFn {
 };
 struct ExpFn {
   template <class C>
-  C operator()(C a) const { return std::exp(a); }
+  C operator()(C a) const {
+    return std::exp(a);
+  }
 };
 struct LogFn {
   template <class C>
-  C operator()(C a) const { return std::log(a); }
+  C operator()(C a) const {
+    return std::log(a);
+  }
 };
 struct SqrtFn {
   template <class C>
-  C operator()(C a) const { return std::sqrt(a); }
+  C operator()(C a) const {
+    return std::sqrt(a);
+  }
 };
 struct SquareFn {
   template <class C>
-  C operator()(C a) const { return wrap_mul(a, a); }
+  C operator()(C a) const {
+    return wrap_mul(a, a);
+  }
 };
 struct ReluFn {  // NaN stays NaN
   template <class C>
-  C operator()(C a) const { return a < C{0} ? C{0} : a; }
+  C operator()(C a) const {
+    return a < C{0} ? C{0} : a;
+  }
 };
 struct SigmoidFn {
   template <class C>
-  C operator()(C a) const { return C{1} / (C{1} + std::exp(-a)); }
+  C operator()(C a) const {
+    return C{1} / (C{1} + std::exp(-a));
+  }
 };
 struct TanhFn {
   template <class C>
-  C operator()(C a) const { return std::tanh(a); }
+  C operator()(C a) const {
+    return std::tanh(a);
+  }
 };
 
 template <class T, class Fn>
@@ -171,7 +208,8 @@ Tensor unary_kernel(const KernelContext& ctx) {
   return Tensor(std::move(out));
 }
 
-// ---- Registration ---------------------------------------------------------------------------------
+// ---- Registration
+// ---------------------------------------------------------------------------------
 using Numeric = NumericTypes;
 using Floating = FloatingTypes;
 using All = AllTypes;

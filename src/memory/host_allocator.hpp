@@ -16,8 +16,8 @@ namespace eagle::memory {
 
 class HostAllocator {
  public:
-  static constexpr std::size_t kAlignment = 64;               // one cache line, any SIMD width
-  static constexpr std::size_t kCacheMinBytes = 1 << 20;      // blocks this large are cached
+  static constexpr std::size_t kAlignment = 64;           // one cache line, any SIMD width
+  static constexpr std::size_t kCacheMinBytes = 1 << 20;  // blocks this large are cached
   static constexpr std::size_t kCacheMaxBytes = std::size_t{1} << 30;  // total kept when idle
 
   HostAllocator(std::string allocator_name, std::string device_name);

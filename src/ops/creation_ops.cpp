@@ -39,8 +39,8 @@ std::vector<unsigned char> encode(const From* values, std::size_t count, DType d
       } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<From>) {
         if (!std::isfinite(values[i]) || values[i] != std::trunc(values[i]) ||
             std::fabs(values[i]) >= 9.2e18) {
-          throw InvalidArgumentError(fmt::format(
-              "Cannot convert {} to EagerTensor of dtype {}", values[i], dtype_name(dtype)));
+          throw InvalidArgumentError(fmt::format("Cannot convert {} to EagerTensor of dtype {}",
+                                                 values[i], dtype_name(dtype)));
         }
         out[i] = static_cast<T>(values[i]);
       } else {
@@ -59,7 +59,8 @@ Tensor make_constant(const std::vector<unsigned char>& bytes, std::int64_t count
 }
 
 std::uint64_t fresh_seed() {
-  static const std::uint64_t base = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+  static const std::uint64_t base =
+      std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
   static std::atomic<std::uint64_t> counter{0};
   return base ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
 }
@@ -70,9 +71,9 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
   const std::int64_t needed = shape.num_elements();
   if (count != needed) {
     if (count != 1) {
-      throw InvalidArgumentError(fmt::format(
-          "Eager constant of {} values does not fit shape {}, which has {} elements", count,
-          shape.to_string(), needed));
+      throw InvalidArgumentError(
+          fmt::format("Eager constant of {} values does not fit shape {}, which has {} elements",
+                      count, shape.to_string(), needed));
     }
     // One value fills the shape, like tf.constant(0., shape=[2, 3]).
     const std::size_t size = dtype_size(dtype);
@@ -113,9 +114,9 @@ Tensor constant(std::initializer_list<std::initializer_list<double>> rows,
     ++r;
   }
   const DType d = dtype.value_or(DType::kFloat32);
-  return make_constant(encode(flat.data(), flat.size(), d), static_cast<std::int64_t>(flat.size()),
-                       d, Shape{static_cast<std::int64_t>(rows.size()),
-                                static_cast<std::int64_t>(width)});
+  return make_constant(
+      encode(flat.data(), flat.size(), d), static_cast<std::int64_t>(flat.size()), d,
+      Shape{static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(width)});
 }
 
 Tensor constant(std::initializer_list<int> values, const std::optional<Shape>& shape,

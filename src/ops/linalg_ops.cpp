@@ -19,8 +19,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   for (int i = 0; i < 2; ++i) {
     const Shape& s = inputs[i].shape();
     if (s.rank() < 2) {
-      ops::throw_invalid(op, fmt::format("In[{}] is not a matrix. Instead it has shape {}", i,
-                                         s.to_string()));
+      ops::throw_invalid(
+          op, fmt::format("In[{}] is not a matrix. Instead it has shape {}", i, s.to_string()));
     }
   }
   const std::int64_t m = transpose_a ? sa[sa.rank() - 1] : sa[sa.rank() - 2];
@@ -59,17 +59,19 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
 
 Tensor add_n(const std::vector<Tensor>& inputs) {
   if (inputs.empty()) {
-    ops::throw_invalid(OpId::kAddN, "List argument 'inputs' to 'AddN' Op with length 0 shorter "
-                                    "than minimum length 1");
+    ops::throw_invalid(OpId::kAddN,
+                       "List argument 'inputs' to 'AddN' Op with length 0 shorter "
+                       "than minimum length 1");
   }
   const int n = static_cast<int>(inputs.size());
   ops::check_same_dtype(OpId::kAddN, inputs.data(), n);
   for (int i = 1; i < n; ++i) {
     if (inputs[i].shape() != inputs[0].shape()) {
-      ops::throw_invalid(OpId::kAddN,
-                         fmt::format("Shapes of all inputs must match: values[0].shape = {} != "
-                                     "values[{}].shape = {}",
-                                     inputs[0].shape().to_string(), i, inputs[i].shape().to_string()));
+      ops::throw_invalid(
+          OpId::kAddN,
+          fmt::format("Shapes of all inputs must match: values[0].shape = {} != "
+                      "values[{}].shape = {}",
+                      inputs[0].shape().to_string(), i, inputs[i].shape().to_string()));
     }
   }
   return runtime::execute(

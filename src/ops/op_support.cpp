@@ -18,8 +18,7 @@ void check_same_dtype(OpId op, const Tensor* inputs, int n) {
     if (inputs[i].dtype() != inputs[0].dtype()) {
       throw_invalid(op, fmt::format("cannot compute {} as input #{}(zero-based) was expected to be "
                                     "a {} tensor but is a {} tensor",
-                                    runtime::op_name(op), i,
-                                    dtype_runtime_name(inputs[0].dtype()),
+                                    runtime::op_name(op), i, dtype_runtime_name(inputs[0].dtype()),
                                     dtype_runtime_name(inputs[i].dtype())));
     }
   }
@@ -35,7 +34,8 @@ Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b) {
     const std::int64_t da = ia >= 0 ? a[ia] : 1;
     const std::int64_t db = ib >= 0 ? b[ib] : 1;
     if (da != db && da != 1 && db != 1) {
-      throw_invalid(op, fmt::format("Incompatible shapes: {} vs. {}", a.to_string(), b.to_string()));
+      throw_invalid(op,
+                    fmt::format("Incompatible shapes: {} vs. {}", a.to_string(), b.to_string()));
     }
     dims[static_cast<std::size_t>(i)] = da == 1 ? db : da;
   }

@@ -40,8 +40,8 @@ Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
     }
   }
   if (shape.size() > static_cast<std::size_t>(Shape::kMaxRank)) {
-    ops::throw_invalid(OpId::kReshape, fmt::format("Shape rank exceeds the maximum of {}",
-                                                   Shape::kMaxRank));
+    ops::throw_invalid(OpId::kReshape,
+                       fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
   }
   std::vector<std::int64_t> dims = shape;
   if (inferred >= 0) {
@@ -89,9 +89,9 @@ Tensor expand_dims(const Tensor& x, int axis) {
   ops::check_defined(x, OpId::kExpandDims);
   const int rank = x.rank();
   if (axis < -rank - 1 || axis > rank) {
-    ops::throw_invalid(OpId::kExpandDims,
-                       fmt::format("Tried to expand dim index {} for tensor with {} dimensions.",
-                                   axis, rank));
+    ops::throw_invalid(
+        OpId::kExpandDims,
+        fmt::format("Tried to expand dim index {} for tensor with {} dimensions.", axis, rank));
   }
   const int at = axis < 0 ? axis + rank + 1 : axis;
   if (rank == Shape::kMaxRank) {
@@ -180,8 +180,8 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
   for (std::size_t i = 0; i < rank; ++i) {
     const std::int64_t dim = in[static_cast<int>(i)];
     if (begin[i] < 0 || begin[i] > dim) {
-      ops::throw_invalid(OpId::kSlice,
-                         fmt::format("Expected begin[{}] in [0, {}], but got {}", i, dim, begin[i]));
+      ops::throw_invalid(
+          OpId::kSlice, fmt::format("Expected begin[{}] in [0, {}], but got {}", i, dim, begin[i]));
     }
     const std::int64_t s = size[i] == -1 ? dim - begin[i] : size[i];
     if (s < 0 || s > dim - begin[i]) {

@@ -16,7 +16,7 @@ namespace eagle::runtime {
 enum class DeviceType : std::uint8_t { kCPU, kGPU };
 inline constexpr int kNumDeviceTypes = 2;
 inline constexpr DeviceType kDeviceTypePriority[kNumDeviceTypes] = {DeviceType::kGPU,
-                                                                     DeviceType::kCPU};
+                                                                    DeviceType::kCPU};
 
 std::string_view device_type_name(DeviceType type);
 

@@ -58,8 +58,8 @@ Tensor execute(const OpCall& call) {
              fmt::format("Executing op {} in device {}", op_name(call.op), device.name()));
   }
   const KernelFn kernel = Context::get().kernels().find(call.op, device.type(), call.kernel_dtype);
-  const KernelContext context{device,           inputs,           call.num_inputs, call.output_shape,
-                              call.output_dtype, call.attrs};
+  const KernelContext context{
+      device, inputs, call.num_inputs, call.output_shape, call.output_dtype, call.attrs};
   return kernel(context);
 }
 

@@ -10,7 +10,7 @@ namespace eagle::runtime {
 
 struct OpCall {
   OpId op;
-  DType kernel_dtype;      // the kernel-table key (usually the first input's dtype)
+  DType kernel_dtype;  // the kernel-table key (usually the first input's dtype)
   const Tensor* inputs;
   int num_inputs;
   const Shape& output_shape;  // inferred and validated by the op before dispatch

@@ -24,7 +24,8 @@ std::string KernelTable::describe(OpId op) const {
   for (DeviceType type : kDeviceTypePriority) {
     std::vector<std::string_view> dtypes;
     for (int d = 0; d < kNumDTypes; ++d) {
-      if (find(op, type, static_cast<DType>(d))) dtypes.push_back(dtype_name(static_cast<DType>(d)));
+      if (find(op, type, static_cast<DType>(d)))
+        dtypes.push_back(dtype_name(static_cast<DType>(d)));
     }
     if (!dtypes.empty()) {
       entries.push_back(

@@ -47,7 +47,8 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
 Device& select_device(const PlacementRequest& r, const std::vector<Device*>& devices,
                       const KernelTable& kernels) {
   bool any_kernel = false;
-  for (DeviceType type : kDeviceTypePriority) any_kernel |= has_kernel(kernels, r.op, type, r.dtype);
+  for (DeviceType type : kDeviceTypePriority)
+    any_kernel |= has_kernel(kernels, r.op, type, r.dtype);
   if (!any_kernel) {
     throw NotFoundError(fmt::format(
         "Could not find device for node: {} with dtype {}. All kernels registered for op {}: {}",

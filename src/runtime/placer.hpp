@@ -13,10 +13,10 @@ namespace eagle::runtime {
 
 struct PlacementRequest {
   OpId op;
-  DType dtype;                 // the kernel-table key
-  const DeviceName* spec;      // merged scope spec, nullptr for automatic placement
-  bool soft;                   // soft placement
-  bool prefer_host;            // automatic placement picks the host CPU (constants, §4)
+  DType dtype;             // the kernel-table key
+  const DeviceName* spec;  // merged scope spec, nullptr for automatic placement
+  bool soft;               // soft placement
+  bool prefer_host;        // automatic placement picks the host CPU (constants, §4)
 };
 
 // The decision itself, free of thread state so it can be tested on any device list.

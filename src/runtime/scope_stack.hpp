@@ -9,9 +9,9 @@
 namespace eagle::runtime {
 
 struct ScopeEntry {
-  DeviceName spec;          // merged with every enclosing scope; empty = automatic placement
-  std::uint32_t spec_id;    // interned canonical text of `spec` (0 = automatic): the cache key
-  std::uint64_t token;      // identifies the DeviceScope that owns the entry
+  DeviceName spec;        // merged with every enclosing scope; empty = automatic placement
+  std::uint32_t spec_id;  // interned canonical text of `spec` (0 = automatic): the cache key
+  std::uint64_t token;    // identifies the DeviceScope that owns the entry
 };
 
 struct ScopeStack {

@@ -45,7 +45,9 @@ class TensorImpl {
   DType dtype() const { return dtype_; }
   Device& device() const { return storage_->device(); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  std::size_t bytes() const { return static_cast<std::size_t>(shape_.num_elements()) * dtype_size(dtype_); }
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(shape_.num_elements()) * dtype_size(dtype_);
+  }
 
   // Kernels write their freshly allocated output through this; a published tensor is immutable.
   template <class T = void>
