@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "test_support.hpp"
 // xtensor 0.24's svector::insert trips a false -Warray-bounds at -O2 (GCC 12).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"
@@ -43,28 +45,10 @@ using eagle::cpu::ReduceKind;
 using std::int32_t;
 using std::int64_t;
 
-template <class T>
-inline constexpr bool kIsHalf = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-template <class T>
-inline constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
-
-template <class T>
-double to_d(T v) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<double>(static_cast<float>(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <class T>
-T from_d(double v) {
-  if constexpr (kIsHalf<T>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
+using eagle_test::from_d;
+using eagle_test::kIsFloat;
+using eagle_test::kIsHalf;
+using eagle_test::to_d;
 
 // Relative tolerance of float results (scaled by a magnitude the test picks).
 template <class T>

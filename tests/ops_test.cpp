@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xbuilder.hpp>
@@ -23,6 +24,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xreducer.hpp>
 #include <xtensor/xview.hpp>
+#include "test_support.hpp"
 
 #include "eagle/ops.hpp"
 #include "eagle/xtensor.hpp"
@@ -56,28 +58,10 @@ using AllTypes = std::tuple<float, double, int32_t, int64_t, bool, float16, bflo
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-template <class T>
-inline constexpr bool kIsHalf = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-template <class T>
-inline constexpr bool kIsFloat = std::is_floating_point_v<T> || kIsHalf<T>;
-
-template <class T>
-double to_d(T v) {
-  if constexpr (kIsHalf<T>) {
-    return static_cast<double>(static_cast<float>(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <class T>
-T from_d(double v) {
-  if constexpr (kIsHalf<T>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
+using eagle_test::from_d;
+using eagle_test::kIsFloat;
+using eagle_test::kIsHalf;
+using eagle_test::to_d;
 
 // Relative tolerance for a result computed in (or rounded once to) T; 0 means exact.
 template <class T>

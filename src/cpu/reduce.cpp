@@ -5,29 +5,12 @@
 #include <memory>
 #include <type_traits>
 
+#include "cpu/numeric.hpp"
+
 namespace eagle::cpu {
 namespace {
 
 using std::int64_t;
-
-// The type arithmetic happens in: float for the 16-bit floats, T otherwise.
-template <class T>
-struct ComputeType {
-  using type = T;
-};
-template <>
-struct ComputeType<float16> {
-  using type = float;
-};
-template <>
-struct ComputeType<bfloat16> {
-  using type = float;
-};
-template <class T>
-using compute_t = typename ComputeType<T>::type;
-
-template <class T>
-inline constexpr bool kIsHalf = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
 // Returns `src` as an array of C, converting the 16-bit floats into `buf` (n elements).
 template <class T, class C>
@@ -176,7 +159,7 @@ typename Op::Wide reduce_row(const T* x, int64_t n) {
     return Op::widen(Op::wide_identity(), acc);
   }
   constexpr int64_t kBlock = 2048;
-  C buf[kIsHalf<T> ? kBlock : 1];
+  C buf[is_half_v<T> ? kBlock : 1];
   typename Op::Wide total = Op::wide_identity();
   for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
     const int64_t nb = std::min(kBlock, n - b0);
@@ -224,7 +207,7 @@ void reduce_columns(ReduceKind kind, const T* in, int64_t outer, int64_t r, int6
   constexpr int64_t kChunkRows = Op::kChunked ? 128 : std::numeric_limits<int64_t>::max();
   Acc acc[kTile];
   Wide wide[kTile];
-  C buf[kIsHalf<T> ? kTile : 1];
+  C buf[is_half_v<T> ? kTile : 1];
   for (int64_t o = 0; o < outer; ++o) {
     const T* base = in + o * r * inner;
     T* obase = out + o * inner;
@@ -236,7 +219,7 @@ void reduce_columns(ReduceKind kind, const T* in, int64_t outer, int64_t r, int6
         const int64_t r1 = (r - r0 > kChunkRows) ? r0 + kChunkRows : r;
         for (int64_t j = 0; j < w; ++j) acc[j] = Op::identity();
         int64_t i = r0;
-        if constexpr (!kIsHalf<T>) {
+        if constexpr (!is_half_v<T>) {
           for (; i + 4 <= r1; i += 4) accumulate_4rows<Op>(acc, base + i * inner + j0, inner, w);
         }
         for (; i < r1; ++i) accumulate_row<Op>(acc, load(base + i * inner + j0, w, buf), w);
@@ -298,7 +281,7 @@ T empty_value(ReduceKind kind) {
 template <class T>
 int64_t argmax_row(const T* x, int64_t n) {
   using C = compute_t<T>;
-  if constexpr (kIsHalf<T>) {
+  if constexpr (is_half_v<T>) {
     C best = static_cast<C>(x[0]);
     if (best != best) return 0;
     int64_t idx = 0;
@@ -482,7 +465,7 @@ void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
   }
   C best[kTile];
   int64_t index[kTile];
-  C buf[kIsHalf<T> ? kTile : 1];
+  C buf[is_half_v<T> ? kTile : 1];
   for (int64_t o = 0; o < outer; ++o) {
     const T* base = in + o * len * inner;
     int64_t* obase = out + o * inner;
