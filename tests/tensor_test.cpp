@@ -138,3 +138,15 @@ TEST_CASE("random numbers depend only on the seed and the element index") {
   CHECK(eagle::random_normal(Shape{8}).to_vector<float>() !=
         eagle::random_normal(Shape{8}).to_vector<float>());
 }
+
+TEST_CASE("host out of memory is a catchable error and everything else survives") {
+  const auto kept = eagle::constant({1.0, 2.0, 3.0});
+  // 2^42 float32 elements = 16 TiB: no machine this runs on can back it.
+  const std::int64_t huge = std::int64_t{1} << 42;
+  CHECK_THROWS_MATCHES(eagle::zeros(Shape{huge}), eagle::ResourceExhaustedError,
+                       Catch::Message("OOM when allocating tensor with shape[4398046511104] and "
+                                      "type float on " +
+                                      kCpu0 + " by allocator cpu"));
+  CHECK(kept.to_vector<float>() == std::vector<float>{1, 2, 3});
+  CHECK((kept + kept).to_vector<float>() == std::vector<float>{2, 4, 6});
+}
