@@ -7,14 +7,14 @@
 #   --quick      passed to every program: fewer repetitions, finishes in well under a minute
 #   --reps N     passed to every program
 #   --out FILE   JSON lines go here (default: <build>/bench/results.jsonl; overwritten)
-#   --build DIR  the CMake build directory holding bench/bench_* (default: <repo>/build),
-#                configured with -DEAGLE_BENCH=ON
+#   --build DIR  the CMake build directory holding bench/bench_* (default: <repo>/build/default,
+#                the default preset's; any build configured with -DEAGLE_BENCH=ON works)
 #
 # Exits non-zero when a program fails (a result that disagrees with its reference included).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$repo/build"
+build="$repo/build/default"
 out=""
 args=()
 while [[ $# -gt 0 ]]; do
