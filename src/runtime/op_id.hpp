@@ -7,14 +7,17 @@
 namespace eagle::runtime {
 
 // X(name): one entry per op. Const is the pseudo-op that places constants (it never logs).
-#define EAGLE_OPS(X)                                                                               \
-  X(Const)                                                                                         \
-  X(AddV2) X(Sub) X(Mul) X(RealDiv) X(Maximum) X(Minimum) X(Pow) X(Equal) X(NotEqual) X(Less)      \
-      X(LessEqual) X(Greater) X(GreaterEqual) X(Neg) X(Abs) X(Exp) X(Log) X(Sqrt) X(Square)        \
-          X(Relu) X(Sigmoid) X(Tanh) X(Sum) X(Mean) X(Max) X(Min) X(ArgMax) X(MatMul)              \
-              X(BatchMatMulV2) X(AddN) X(Softmax) X(Reshape) X(Transpose) X(ExpandDims) X(Squeeze) \
-                  X(ConcatV2) X(Slice) X(Fill) X(Range) X(RandomUniform) X(RandomStandardNormal)   \
-                      X(Identity) X(Cast)
+// clang-format off
+#define EAGLE_OPS(X) \
+  X(Const) \
+  X(AddV2) X(Sub) X(Mul) X(RealDiv) X(Maximum) X(Minimum) X(Pow) \
+  X(Equal) X(NotEqual) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) \
+  X(Neg) X(Abs) X(Exp) X(Log) X(Sqrt) X(Square) X(Relu) X(Sigmoid) X(Tanh) \
+  X(Sum) X(Mean) X(Max) X(Min) X(ArgMax) \
+  X(MatMul) X(BatchMatMulV2) X(AddN) X(Softmax) \
+  X(Reshape) X(Transpose) X(ExpandDims) X(Squeeze) X(ConcatV2) X(Slice) \
+  X(Fill) X(Range) X(RandomUniform) X(RandomStandardNormal) X(Identity) X(Cast)
+// clang-format on
 
 enum class OpId : std::uint16_t {
 #define EAGLE_OP_ENUM(name) k##name,
