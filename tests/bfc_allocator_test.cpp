@@ -463,7 +463,7 @@ TEST_CASE("release_unused returns fully free regions only") {
   fixed.put(e);
 }
 
-TEST_CASE("stats: current, peak, reserved, limit, allocations; reset_peak") {
+TEST_CASE("stats: current, peak, reserved, limit, allocations, reset_peak") {
   Bfc b(100 * MiB, true);
   auto s = b.stats();
   CHECK(s.bytes_in_use == 0);

@@ -7,40 +7,18 @@
 #include <thread>
 #include <vector>
 
+#include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 
 namespace {
 
 const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 
-// Captures log lines while alive and restores the defaults afterwards.
-class CapturedLog {
- public:
-  CapturedLog() {
-    eagle::debugging::set_log_sink([this](eagle::debugging::LogLevel, std::string_view line) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.emplace_back(line);
-    });
-    eagle::debugging::set_log_device_placement(true);
-  }
-  ~CapturedLog() {
-    eagle::debugging::set_log_device_placement(false);
-    eagle::debugging::set_log_sink(nullptr);
-    eagle::config::set_soft_device_placement(true);
-  }
-  std::vector<std::string> lines() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return lines_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
+using eagle_test::CapturedLog;
 
 }  // namespace
 
-TEST_CASE("matmul logs its placement line; constants log nothing (seed 002/003)") {
+TEST_CASE("matmul logs its placement line, constants log nothing (seed 002/003)") {
   CapturedLog log;
   const auto a = eagle::constant({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, eagle::Shape{2, 3});
   const auto b = eagle::constant({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, eagle::Shape{3, 2});
@@ -73,7 +51,7 @@ TEST_CASE("every op logs its TensorFlow name") {
   CHECK(log.lines() == expected);
 }
 
-TEST_CASE("logging off prints nothing; the flag can change at any time") {
+TEST_CASE("logging off prints nothing, the flag can change at any time") {
   CapturedLog log;
   eagle::debugging::set_log_device_placement(false);
   const auto x = eagle::constant({1.0});

@@ -51,7 +51,7 @@ TEST_CASE("nested scopes merge field by field") {
   CHECK(current_device_spec() == "/job:localhost/replica:0/task:0/device:GPU:1");
 }
 
-TEST_CASE("an empty spec is the same as no scope; nullptr and nullopt reset") {
+TEST_CASE("an empty spec is the same as no scope, nullptr and nullopt reset") {
   {
     auto s = eagle::device("");
     CHECK(current_device_spec().empty());
