@@ -1,7 +1,17 @@
-// tf.config equivalents: process-wide placement settings.
+// tf.config equivalents: placement settings, physical and logical devices, device memory
+// (SEMANTICS §3.7, §5, §6, §7).
+//
+// Physical configuration (visible devices, memory growth, logical device configuration, the
+// memory fraction) may change until the runtime initializes: at the first op or tensor, the first
+// device scope, list_logical_devices or get_memory_info. After that it is frozen; setting a value
+// it already has is a silent no-op, anything else is a FailedPreconditionError.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace eagle {
@@ -13,7 +23,8 @@ enum class DevicePolicy {
   kExplicit,  // refuse with InvalidArgumentError
 };
 
-// True when this build contains the CUDA backend (not whether a GPU is present).
+// True when this build contains the CUDA backend (not whether a GPU is present: for that, ask
+// list_physical_devices("GPU")).
 bool is_built_with_cuda();
 
 namespace config {
@@ -24,11 +35,94 @@ bool get_soft_device_placement();
 void set_device_policy(DevicePolicy policy);  // default: kSilent
 DevicePolicy get_device_policy();
 
+// ---- Physical devices -------------------------------------------------------------------------
+
+struct PhysicalDevice {
+  std::string name;         // "/physical_device:GPU:0"
+  std::string device_type;  // "GPU"
+  friend bool operator==(const PhysicalDevice& a, const PhysicalDevice& b) {
+    return a.name == b.name && a.device_type == b.device_type;
+  }
+  friend bool operator!=(const PhysicalDevice& a, const PhysicalDevice& b) { return !(a == b); }
+};
+
+struct DeviceDetails {
+  std::string device_name;  // "NVIDIA H100 80GB HBM3", "Simulated GPU", the CPU model
+  std::optional<std::pair<int, int>> compute_capability;  // CUDA GPUs only: {9, 0}
+  std::size_t total_memory = 0;                           // bytes
+};
+
+// CPU:0 first, then the GPUs in ordinal order. Does not initialize the runtime; never throws for
+// "no GPU". An unknown type gives an empty list.
+std::vector<PhysicalDevice> list_physical_devices(const std::string& device_type = "");
+// InvalidArgumentError "Unrecognized device: <name>" for a device not from the listing.
+DeviceDetails get_device_details(const PhysicalDevice& device);
+
+// Makes exactly `devices` visible among those of `device_type` (all types when empty); others
+// stay as they are. The CPU cannot be hidden.
+void set_visible_devices(const std::vector<PhysicalDevice>& devices,
+                         const std::string& device_type = "");
+void set_visible_devices(const PhysicalDevice& device, const std::string& device_type = "");
+std::vector<PhysicalDevice> get_visible_devices(const std::string& device_type = "");
+
+// GPU only. Empty until set. All visible GPUs must agree at initialization.
+void set_memory_growth(const PhysicalDevice& device, bool enable);
+std::optional<bool> get_memory_growth(const PhysicalDevice& device);
+
+// One entry per logical device to make from a physical one (TensorFlow's virtual devices).
+struct LogicalDeviceConfiguration {
+  std::optional<std::int64_t> memory_limit;  // MiB; required on GPUs, refused on the CPU
+  friend bool operator==(const LogicalDeviceConfiguration& a, const LogicalDeviceConfiguration& b) {
+    return a.memory_limit == b.memory_limit;
+  }
+  friend bool operator!=(const LogicalDeviceConfiguration& a, const LogicalDeviceConfiguration& b) {
+    return !(a == b);
+  }
+};
+void set_logical_device_configuration(const PhysicalDevice& device,
+                                      const std::vector<LogicalDeviceConfiguration>& logical);
+// Empty until set.
+std::optional<std::vector<LogicalDeviceConfiguration>> get_logical_device_configuration(
+    const PhysicalDevice& device);
+
+// TensorFlow's per_process_gpu_memory_fraction: each GPU allocator's limit is total * fraction.
+// In (0, 1]; refused together with logical GPU configurations.
+void set_gpu_memory_fraction(double fraction);
+std::optional<double> get_gpu_memory_fraction();
+
+// When the machine has no CUDA GPU (none built, no driver, or none visible), report `count`
+// simulated GPUs of `memory_bytes` each (SEMANTICS §7), as EAGLE_SIMULATED_GPUS would; with real
+// GPUs present this does nothing. The variable, when set, wins. Must be called before the first
+// device listing or initialization (FailedPreconditionError otherwise). For tests and samples
+// that must run anywhere.
+inline constexpr std::size_t kDefaultSimulatedGpuMemory = std::size_t{16} << 30;
+void simulate_gpus_when_absent(int count, std::size_t memory_bytes = kDefaultSimulatedGpuMemory);
+
+// ---- Logical devices ----------------------------------------------------------------------------
+
 struct LogicalDevice {
   std::string name;         // "/device:CPU:0"
   std::string device_type;  // "CPU"
 };
+// Initializes the runtime. CPUs first, then GPUs: ids run over the visible physical GPUs in
+// order, each one's logical devices in configuration order.
 std::vector<LogicalDevice> list_logical_devices(const std::string& device_type = "");
+
+// ---- Device memory ------------------------------------------------------------------------------
+
+struct MemoryInfo {
+  std::size_t current = 0;   // bytes of live tensors (rounded to the allocator's granule)
+  std::size_t peak = 0;      // most `current` has been since start or reset_memory_stats
+  std::size_t reserved = 0;  // bytes the allocator holds from the device
+  std::size_t limit = 0;     // most it may hold
+};
+// `device` names a logical device: "GPU:0", "/device:GPU:1", a full name. Initializes the
+// runtime. InvalidArgumentError "No matching devices found for '<device>'", or "Allocator stats
+// not available for device '<device>'" (the CPU).
+MemoryInfo get_memory_info(const std::string& device);
+void reset_memory_stats(const std::string& device);  // peak = current
+// Returns the device's fully free regions to the driver; the bytes returned.
+std::size_t release_unused_memory(const std::string& device);
 
 }  // namespace config
 }  // namespace eagle

@@ -8,7 +8,8 @@ namespace eagle::debugging {
 
 enum class LogLevel { kInfo, kWarning };
 
-// Receives one complete line (no trailing newline). Called from whichever thread ran the op.
+// Receives one complete line (no trailing newline). Called from whichever thread ran the op, and
+// for configuration warnings with the configuration lock held: a sink must not call into eagle.
 using LogSink = std::function<void(LogLevel level, std::string_view line)>;
 
 void set_log_device_placement(bool enabled);

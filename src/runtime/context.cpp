@@ -4,17 +4,27 @@
 
 #include "cpu/cpu_device.hpp"
 #include "cpu/register_kernels.hpp"
-#include "eagle/config.hpp"
+#include "runtime/device_config.hpp"
+#include "simulated/simulated_gpu_kernels.hpp"
 
 namespace eagle::runtime {
 
 Context& Context::get() {
-  static Context context;
-  return context;
+  // Never destroyed: Note [Runtime lifetime] in device_config.cpp.
+  static Context* const context = new Context();
+  return *context;
 }
 
 Context::Context() {
-  owned_.push_back(std::make_unique<cpu::CpuDevice>(0));
+  DeviceConfig::get().initialize([this](const RuntimePlan& plan) { build(plan); });
+}
+
+void Context::build(const RuntimePlan& plan) {
+  for (int i = 0; i < plan.num_cpus; ++i) owned_.push_back(std::make_unique<cpu::CpuDevice>(i));
+  for (const LogicalGpuPlan& gpu : plan.gpus) {
+    owned_.push_back(plan.gpu_platform->make_logical_device(gpu.ordinal, gpu.logical_id,
+                                                            gpu.memory_limit, gpu.allow_growth));
+  }
   for (auto& d : owned_) devices_.push_back(d.get());
   by_priority_ = devices_;
   std::stable_sort(by_priority_.begin(), by_priority_.end(), [](Device* a, Device* b) {
@@ -22,31 +32,12 @@ Context::Context() {
   });
   // Registration is explicit, from this one place (no static initializers a linker may drop).
   cpu::register_kernels(kernels_);
+  // GPU kernels exist only where there are GPUs: "Supported device types" in placement errors
+  // then lists what this process can actually run. The CUDA kernels register here too once the
+  // CUDA backend has them; until then ops on a CUDA machine run on the CPU by soft placement.
+  if (!plan.gpus.empty() && plan.gpu_platform->host_accessible()) {
+    simulated::register_simulated_gpu_kernels(kernels_);
+  }
 }
 
 }  // namespace eagle::runtime
-
-namespace eagle {
-
-bool is_built_with_cuda() {
-#ifdef EAGLE_WITH_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
-
-namespace config {
-
-std::vector<LogicalDevice> list_logical_devices(const std::string& device_type) {
-  std::vector<LogicalDevice> out;
-  for (runtime::Device* d : runtime::Context::get().devices()) {
-    const std::string type(runtime::device_type_name(d->type()));
-    if (!device_type.empty() && device_type != type) continue;
-    out.push_back({"/device:" + type + ":" + std::to_string(d->id()), type});
-  }
-  return out;
-}
-
-}  // namespace config
-}  // namespace eagle

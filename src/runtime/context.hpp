@@ -1,8 +1,8 @@
-// The runtime: the logical devices and the kernel table, built once at initialization
-// (the first op, tensor, scope or device listing; SEMANTICS §5) and read-only afterwards.
+// The runtime: the logical devices and the kernel table, built once at initialization from the
+// frozen device configuration (the first op, tensor, scope, device listing or memory query;
+// SEMANTICS §5) and read-only afterwards.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,9 +12,12 @@
 
 namespace eagle::runtime {
 
+struct RuntimePlan;
+
 class Context {
  public:
-  // Initializes on first use; thread-safe.
+  // Initializes on first use; thread-safe. A failed initialization (a configuration error)
+  // throws, freezes nothing, and is retried by the next call.
   static Context& get();
 
   // In listing order: CPU devices first, then GPUs, each by id (list_logical_devices).
@@ -23,17 +26,18 @@ class Context {
   const std::vector<Device*>& devices_by_priority() const { return by_priority_; }
   Device& host_device() const { return *devices_.front(); }
   const KernelTable& kernels() const { return kernels_; }
-  // Changes whenever the device set does; part of every placement cache key.
-  std::uint64_t device_set_version() const { return version_.load(std::memory_order_relaxed); }
+  // Part of every placement cache key. The device set is fixed once built, so this is constant
+  // for the life of the process; it exists so a cache entry can never outlive its device set.
+  std::uint64_t device_set_version() const { return 1; }
 
  private:
   Context();
+  void build(const RuntimePlan& plan);
 
   std::vector<std::unique_ptr<Device>> owned_;
   std::vector<Device*> devices_;
   std::vector<Device*> by_priority_;
   KernelTable kernels_;
-  std::atomic<std::uint64_t> version_{1};
 };
 
 }  // namespace eagle::runtime

@@ -10,6 +10,10 @@
 #include "eagle/dtype.hpp"
 #include "eagle/shape.hpp"
 
+namespace eagle::memory {
+class BfcAllocator;
+}
+
 namespace eagle::runtime {
 
 // Placement priority is GPU before CPU (SEMANTICS §3.2); see kDeviceTypePriority.
@@ -42,6 +46,10 @@ class Device {
   virtual bool host_accessible() const = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
+
+  // The allocator behind a GPU's memory statistics (get_memory_info); nullptr when the device
+  // keeps none (the CPU, as in TensorFlow).
+  virtual memory::BfcAllocator* bfc_allocator() noexcept { return nullptr; }
 
  private:
   DeviceType type_;
