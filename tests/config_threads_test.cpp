@@ -41,7 +41,8 @@ TEST_CASE("config setters, memory queries and ops race, the frozen config matche
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       while (!go.load()) std::this_thread::yield();
-      for (int i = 0; i < 200; ++i) {
+      // At least 200 rounds, and on until the runtime has initialized under them.
+      for (int i = 0; i < 200 || (refused.load() == 0 && i < 10'000'000); ++i) {
         try {
           if (eagle::config::list_physical_devices().size() != 3) failures.fetch_add(1);
           eagle::config::set_visible_devices(gpus[0], "GPU");  // the same list: always allowed

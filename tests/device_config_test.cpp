@@ -34,6 +34,12 @@ std::vector<std::string> names(const std::vector<eagle::config::LogicalDevice>& 
   return out;
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 bool initialized() { return eagle::runtime::DeviceConfig::get().initialized(); }
 
 }  // namespace
@@ -427,5 +433,6 @@ TEST_CASE("simulated GPU memory is committed only when touched") {
   const auto written = eagle::fill({128, 1024, 1024}, 1.0);
   const std::size_t grown = resident() - start;
   CHECK(grown > 500 * kMiB);
-  CHECK(grown < 600 * kMiB);
+  // Sanitizers commit shadow memory for every byte written (TSan about 4 bytes per byte).
+  if (!kSanitized) CHECK(grown < 600 * kMiB);
 }
