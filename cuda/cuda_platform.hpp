@@ -42,8 +42,6 @@ class CudaPlatform final : public runtime::GpuPlatform {
   runtime::PhysicalDeviceInfo info(int ordinal) const override;
   // cudaMemGetInfo on the device (which creates its context). InternalError on failure.
   std::size_t free_memory(int ordinal) const override;
-  // One provider per device, made on the first request and kept by the platform.
-  std::shared_ptr<memory::RegionProvider> region_provider(int ordinal) override;
   // A CudaDevice with a stream of its own on device `ordinal`.
   std::unique_ptr<runtime::Device> make_logical_device(int ordinal, int logical_id,
                                                        std::size_t memory_limit,
@@ -51,6 +49,8 @@ class CudaPlatform final : public runtime::GpuPlatform {
   bool host_accessible() const override { return false; }
 
  private:
+  // One provider per device, made on the first request and kept by the platform.
+  std::shared_ptr<memory::RegionProvider> region_provider(int ordinal);
   // Throws InternalError unless 0 <= ordinal < device_count().
   void check_ordinal(int ordinal) const;
 

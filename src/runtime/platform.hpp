@@ -38,10 +38,9 @@ class GpuPlatform : public Platform {
   DeviceType type() const override { return DeviceType::kGPU; }
   // Free bytes of the device right now (cudaMemGetInfo), for the default allocator limit.
   virtual std::size_t free_memory(int ordinal) const = 0;
-  // The device's memory, shared by every logical device made from it. Thread-safe.
-  virtual std::shared_ptr<memory::RegionProvider> region_provider(int ordinal) = 0;
   // A logical GPU named GPU:<logical_id> on physical device `ordinal` whose allocator
-  // GPU_<logical_id>_bfc takes its regions from region_provider(ordinal).
+  // GPU_<logical_id>_bfc takes its regions from that device's memory, which all logical devices
+  // made from it share (one region provider per physical device). Thread-safe.
   virtual std::unique_ptr<Device> make_logical_device(int ordinal, int logical_id,
                                                       std::size_t memory_limit,
                                                       bool allow_growth) = 0;

@@ -39,10 +39,6 @@ std::size_t SimulatedGpuPlatform::free_memory(int ordinal) const {
   return memory_.at(ordinal)->free_bytes();
 }
 
-std::shared_ptr<memory::RegionProvider> SimulatedGpuPlatform::region_provider(int ordinal) {
-  return memory_.at(ordinal);
-}
-
 std::unique_ptr<runtime::Device> SimulatedGpuPlatform::make_logical_device(int ordinal,
                                                                            int logical_id,
                                                                            std::size_t memory_limit,

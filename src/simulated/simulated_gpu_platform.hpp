@@ -21,7 +21,6 @@ class SimulatedGpuPlatform final : public runtime::GpuPlatform {
   // device_name "Simulated GPU", no compute capability, total = the configured size.
   runtime::PhysicalDeviceInfo info(int ordinal) const override;
   std::size_t free_memory(int ordinal) const override;
-  std::shared_ptr<memory::RegionProvider> region_provider(int ordinal) override;
   std::unique_ptr<runtime::Device> make_logical_device(int ordinal, int logical_id,
                                                        std::size_t memory_limit,
                                                        bool allow_growth) override;
