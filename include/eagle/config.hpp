@@ -35,6 +35,13 @@ bool get_soft_device_placement();
 void set_device_policy(DevicePolicy policy);  // default: kSilent
 DevicePolicy get_device_policy();
 
+// TensorFlow's tf.config.experimental.enable_tensor_float_32_execution: float32 matmuls on GPUs
+// with tensor cores (compute capability >= 8.0) may round their inputs to TF32 (10-bit mantissa,
+// about 1e-3 relative error) for up to 8x the throughput. Default: on, as in TensorFlow. Takes
+// effect for the next matmul; float64, float16 and bfloat16 are unaffected, and so is the CPU.
+void enable_tensor_float_32_execution(bool enabled);
+bool tensor_float_32_execution_enabled();
+
 // ---- Physical devices -------------------------------------------------------------------------
 
 struct PhysicalDevice {
@@ -125,4 +132,12 @@ void reset_memory_stats(const std::string& device);  // peak = current
 std::size_t release_unused_memory(const std::string& device);
 
 }  // namespace config
+
+// Waits until every op queued so far on every device has finished (TensorFlow's
+// tf.test.experimental.sync_devices, torch.cuda.synchronize). Ops on GPUs are asynchronous: they
+// return once their work is queued, and reading a tensor's values waits only for that tensor.
+// This is for timing and for handing device memory to other libraries. An error a queued kernel
+// met is reported here as InternalError.
+void sync_devices();
+
 }  // namespace eagle

@@ -46,6 +46,11 @@ bool get_soft_device_placement() { return runtime::g_soft_device_placement.load(
 void set_device_policy(DevicePolicy policy) { runtime::g_device_policy.store(policy); }
 DevicePolicy get_device_policy() { return runtime::g_device_policy.load(); }
 
+void enable_tensor_float_32_execution(bool enabled) {
+  runtime::g_tensor_float_32_execution.store(enabled);
+}
+bool tensor_float_32_execution_enabled() { return runtime::g_tensor_float_32_execution.load(); }
+
 std::vector<PhysicalDevice> list_physical_devices(const std::string& device_type) {
   return device_config().list_physical_devices(device_type);
 }
@@ -115,4 +120,9 @@ std::size_t release_unused_memory(const std::string& device) {
 }
 
 }  // namespace config
+
+void sync_devices() {
+  for (runtime::Device* device : runtime::Context::get().devices()) device->synchronize();
+}
+
 }  // namespace eagle

@@ -47,6 +47,11 @@ class Device {
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
 
+  // Waits for every kernel and copy queued on this device (eagle::sync_devices). Devices whose
+  // kernels run synchronously on the calling thread (the CPU, simulated GPUs) have nothing to
+  // wait for.
+  virtual void synchronize() {}
+
   // The allocator behind a GPU's memory statistics (get_memory_info); nullptr when the device
   // keeps none (the CPU, as in TensorFlow).
   virtual memory::BfcAllocator* bfc_allocator() noexcept { return nullptr; }

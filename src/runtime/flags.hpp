@@ -10,5 +10,7 @@ namespace eagle::runtime {
 inline std::atomic<bool> g_log_device_placement{false};
 inline std::atomic<bool> g_soft_device_placement{true};
 inline std::atomic<DevicePolicy> g_device_policy{DevicePolicy::kSilent};
+// Read by every float32 GPU matmul (config::enable_tensor_float_32_execution).
+inline std::atomic<bool> g_tensor_float_32_execution{true};
 
 }  // namespace eagle::runtime
