@@ -15,9 +15,11 @@ using FloatingTypes = TypeList<float, double, float16, bfloat16>;
 using AllTypes = TypeList<float, double, std::int32_t, std::int64_t, bool, float16, bfloat16>;
 
 // Registers Kernel<T> for every T of the list: add_kernels<my_kernel>(table, op, NumericTypes{}).
+// The CUDA backend registers its kernels with the same lists under DeviceType::kGPU.
 template <template <class> class Kernel, class... Ts>
-void add_kernels(runtime::KernelTable& table, runtime::OpId op, TypeList<Ts...>) {
-  (table.add(op, runtime::DeviceType::kCPU, dtype_of_v<Ts>, &Kernel<Ts>::run), ...);
+void add_kernels(runtime::KernelTable& table, runtime::OpId op, TypeList<Ts...>,
+                 runtime::DeviceType type = runtime::DeviceType::kCPU) {
+  (table.add(op, type, dtype_of_v<Ts>, &Kernel<Ts>::run), ...);
 }
 
 }  // namespace eagle::cpu

@@ -7,6 +7,10 @@
 #include "runtime/device_config.hpp"
 #include "simulated/simulated_gpu_kernels.hpp"
 
+#ifdef EAGLE_WITH_CUDA
+#include "cuda_kernels.hpp"
+#endif
+
 namespace eagle::runtime {
 
 Context& Context::get() {
@@ -33,10 +37,15 @@ void Context::build(const RuntimePlan& plan) {
   // Registration is explicit, from this one place (no static initializers a linker may drop).
   cpu::register_kernels(kernels_);
   // GPU kernels exist only where there are GPUs: "Supported device types" in placement errors
-  // then lists what this process can actually run. The CUDA kernels register here too once the
-  // CUDA backend has them; until then ops on a CUDA machine run on the CPU by soft placement.
-  if (!plan.gpus.empty() && plan.gpu_platform->host_accessible()) {
+  // then lists what this process can actually run. Both kinds register exactly the GPU kernel
+  // set (Note [GPU kernel set]).
+  if (plan.gpus.empty()) return;
+  if (plan.gpu_platform->host_accessible()) {
     simulated::register_simulated_gpu_kernels(kernels_);
+  } else {
+#ifdef EAGLE_WITH_CUDA
+    cuda::register_cuda_kernels(kernels_);
+#endif
   }
 }
 

@@ -47,6 +47,13 @@ class Device {
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
 
+  // Copies `bytes` from this device's `src` straight into `destination`'s `dst` when the two can
+  // (CUDA devices, Note [Stream ordering] in cuda/cuda_device.hpp); false when they cannot, and
+  // the caller then stages the bytes through the host.
+  virtual bool copy_to_device(Device& destination, void* dst, const void* src, std::size_t bytes) {
+    return false;
+  }
+
   // Waits for every kernel and copy queued on this device (eagle::sync_devices). Devices whose
   // kernels run synchronously on the calling thread (the CPU, simulated GPUs) have nothing to
   // wait for.

@@ -28,7 +28,7 @@ std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device
     device.copy_from_host(copy->data(), source.data(), bytes);
   } else if (device.host_accessible()) {
     from.copy_to_host(copy->data(), source.data(), bytes);
-  } else {
+  } else if (!from.copy_to_device(device, copy->data(), source.data(), bytes)) {
     std::vector<unsigned char> staging(bytes);
     from.copy_to_host(staging.data(), source.data(), bytes);
     device.copy_from_host(copy->data(), staging.data(), bytes);

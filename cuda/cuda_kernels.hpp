@@ -1,0 +1,19 @@
+// The CUDA backend's entries in the kernel table, one function per family of ops (each in its
+// own file). register_cuda_kernels registers exactly the GPU kernel set (Note [GPU kernel set]).
+#pragma once
+
+#include "runtime/kernel_table.hpp"
+
+namespace eagle::cuda {
+
+void register_cuda_kernels(runtime::KernelTable& table);
+
+void register_elementwise_kernels(runtime::KernelTable& table);
+void register_creation_kernels(runtime::KernelTable& table);
+void register_reduction_kernels(runtime::KernelTable& table);
+void register_softmax_kernels(runtime::KernelTable& table);
+void register_add_n_kernels(runtime::KernelTable& table);
+void register_matmul_kernels(runtime::KernelTable& table);
+void register_shape_kernels(runtime::KernelTable& table);
+
+}  // namespace eagle::cuda

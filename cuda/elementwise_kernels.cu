@@ -1,0 +1,386 @@
+// CUDA kernels of the elementwise binary and unary ops: the same functors as the CPU's
+// (src/cpu/elementwise_kernels.cpp), over 16-byte vector loads and stores when the inputs are
+// contiguous and alike, over a broadcast plan (no materialised broadcast) otherwise.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "broadcast_plan.hpp"
+#include "cpu/type_lists.hpp"
+#include "cuda_kernels.hpp"
+#include "device_numeric.cuh"
+#include "eagle/errors.hpp"
+#include "kernel_launch.hpp"
+#include "runtime/tensor_impl.hpp"
+#include "vector_pack.cuh"
+
+namespace eagle::cuda {
+namespace {
+
+using runtime::DeviceType;
+using runtime::KernelContext;
+using runtime::KernelTable;
+using runtime::OpId;
+
+// ---- Functors on compute values (kPredicate: the result is bool) -------------------------------
+struct AddFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return wrap_add(a, b);
+  }
+};
+struct SubFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return wrap_sub(a, b);
+  }
+};
+struct MulFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return wrap_mul(a, b);
+  }
+};
+struct DivFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return a / b;
+  }
+};
+struct MaxFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return nan_max(a, b);
+  }
+};
+struct MinFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C a, C b) const {
+    return nan_min(a, b);
+  }
+};
+struct PowFn {
+  static constexpr bool kPredicate = false;
+  template <class C>
+  __device__ C operator()(C base, C exponent) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return pow(base, exponent);
+    } else {  // by squaring, wrapping; negative exponents were refused before the launch
+      C result = 1;
+      while (exponent > 0) {
+        if (exponent & 1) result = wrap_mul(result, base);
+        base = wrap_mul(base, base);
+        exponent >>= 1;
+      }
+      return result;
+    }
+  }
+};
+#define EAGLE_PREDICATE(Name, expr)              \
+  struct Name {                                  \
+    static constexpr bool kPredicate = true;     \
+    template <class C>                           \
+    __device__ bool operator()(C a, C b) const { \
+      return expr;                               \
+    }                                            \
+  };
+EAGLE_PREDICATE(EqualFn, a == b)
+EAGLE_PREDICATE(NotEqualFn, a != b)
+EAGLE_PREDICATE(LessFn, a < b)
+EAGLE_PREDICATE(LessEqualFn, a <= b)
+EAGLE_PREDICATE(GreaterFn, a > b)
+EAGLE_PREDICATE(GreaterEqualFn, a >= b)
+#undef EAGLE_PREDICATE
+
+struct NegFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return wrap_sub(C{0}, a);
+  }
+};
+struct AbsFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return fabs(a);
+    } else {
+      return a < 0 ? wrap_sub(C{0}, a) : a;
+    }
+  }
+};
+struct ExpFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return exp(a);
+  }
+};
+struct LogFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return log(a);
+  }
+};
+struct SqrtFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return sqrt(a);
+  }
+};
+struct SquareFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return wrap_mul(a, a);
+  }
+};
+struct ReluFn {  // NaN stays NaN
+  template <class C>
+  __device__ C operator()(C a) const {
+    return a < C{0} ? C{0} : a;
+  }
+};
+struct SigmoidFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return C{1} / (C{1} + exp(-a));
+  }
+};
+struct TanhFn {
+  template <class C>
+  __device__ C operator()(C a) const {
+    return tanh(a);
+  }
+};
+
+// ---- Kernels ------------------------------------------------------------------------------------
+
+// Same-shape inputs, or one of them a single element (kScalarA/kScalarB): packs of 16 bytes of
+// S per thread and iteration, then the tail element by element.
+template <class S, class Out, class Fn, bool kScalarA, bool kScalarB>
+__global__ void binary_contiguous(const S* __restrict__ a, const S* __restrict__ b,
+                                  Out* __restrict__ out, std::int64_t n) {
+  constexpr int kWidth = kPackWidth<S>;
+  using C = compute_of_t<S>;
+  const Fn fn{};
+  const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  C scalar_a{};
+  C scalar_b{};
+  if constexpr (kScalarA) scalar_a = load_value(a[0]);
+  if constexpr (kScalarB) scalar_b = load_value(b[0]);
+  const std::int64_t packs = n / kWidth;
+  for (std::int64_t p = start; p < packs; p += stride) {
+    Pack<S, kWidth> pa;
+    Pack<S, kWidth> pb;
+    if constexpr (!kScalarA) pa = load_pack<kWidth>(a, p);
+    if constexpr (!kScalarB) pb = load_pack<kWidth>(b, p);
+    Pack<Out, kWidth> po;
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const C x = kScalarA ? scalar_a : load_value(pa.v[j]);
+      const C y = kScalarB ? scalar_b : load_value(pb.v[j]);
+      po.v[j] = convert_value<Out>(fn(x, y));
+    }
+    store_pack<kWidth>(out, p, po);
+  }
+  for (std::int64_t i = packs * kWidth + start; i < n; i += stride) {
+    const C x = kScalarA ? scalar_a : load_value(a[i]);
+    const C y = kScalarB ? scalar_b : load_value(b[i]);
+    out[i] = convert_value<Out>(fn(x, y));
+  }
+}
+
+// The plan with 32-bit arithmetic when every index fits (integer division is the cost here).
+template <class Index>
+struct DeviceBroadcastPlan {
+  int rank;
+  Index dims[Shape::kMaxRank];
+  Index strides_a[Shape::kMaxRank];
+  Index strides_b[Shape::kMaxRank];
+};
+
+template <class S, class Out, class Fn, class Index>
+__global__ void binary_broadcast(const S* __restrict__ a, const S* __restrict__ b,
+                                 Out* __restrict__ out, Index n, DeviceBroadcastPlan<Index> plan) {
+  const Fn fn{};
+  const Index stride = Index{gridDim.x} * blockDim.x;
+  for (Index i = Index{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    Index rest = i;
+    Index offset_a = 0;
+    Index offset_b = 0;
+    for (int d = plan.rank - 1; d >= 0; --d) {
+      const Index q = rest / plan.dims[d];
+      const Index digit = rest - q * plan.dims[d];
+      offset_a += digit * plan.strides_a[d];
+      offset_b += digit * plan.strides_b[d];
+      rest = q;
+    }
+    out[i] = convert_value<Out>(fn(load_value(a[offset_a]), load_value(b[offset_b])));
+  }
+}
+
+template <class S>
+__global__ void flag_negative(const S* __restrict__ x, std::int64_t n, int* flag) {
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (x[i] < 0) *flag = 1;
+  }
+}
+
+template <class S, class Fn>
+__global__ void unary_contiguous(const S* __restrict__ x, S* __restrict__ out, std::int64_t n) {
+  constexpr int kWidth = kPackWidth<S>;
+  const Fn fn{};
+  const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  const std::int64_t packs = n / kWidth;
+  for (std::int64_t p = start; p < packs; p += stride) {
+    const Pack<S, kWidth> px = load_pack<kWidth>(x, p);
+    Pack<S, kWidth> po;
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) po.v[j] = convert_value<S>(fn(load_value(px.v[j])));
+    store_pack<kWidth>(out, p, po);
+  }
+  for (std::int64_t i = packs * kWidth + start; i < n; i += stride) {
+    out[i] = convert_value<S>(fn(load_value(x[i])));
+  }
+}
+
+// ---- Kernel functions ---------------------------------------------------------------------------
+
+// Integers to negative integer powers are an error, as on the CPU; finding one means reading a
+// flag back, so only integer Pow on the GPU waits for the device.
+template <class S>
+void check_no_negative_exponent(const LaunchScope& scope, const runtime::TensorImpl& exponent) {
+  const std::int64_t n = exponent.shape().num_elements();
+  if (n == 0) return;
+  auto flag = runtime::allocate_tensor(scope.device(), Shape{}, DType::kInt32);
+  EAGLE_CUDA_CHECK(cudaMemsetAsync(flag->data(), 0, sizeof(int), scope.stream()));
+  flag_negative<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
+      exponent.data<const S>(), n, flag->data<int>());
+  check_launch("flag_negative");
+  int negative = 0;
+  scope.device().copy_to_host(&negative, flag->data(), sizeof negative);
+  if (negative != 0) {
+    throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
+  }
+}
+
+template <class Index>
+DeviceBroadcastPlan<Index> to_device_plan(const BroadcastPlan& plan) {
+  DeviceBroadcastPlan<Index> out{};
+  out.rank = plan.rank;
+  for (int d = 0; d < plan.rank; ++d) {
+    out.dims[d] = static_cast<Index>(plan.dims[d]);
+    out.strides_a[d] = static_cast<Index>(plan.strides_a[d]);
+    out.strides_b[d] = static_cast<Index>(plan.strides_b[d]);
+  }
+  return out;
+}
+
+template <class T, class Fn>
+Tensor binary_kernel(const KernelContext& ctx) {
+  using S = storage_t<T>;
+  using Out = std::conditional_t<Fn::kPredicate, bool, S>;
+  const LaunchScope scope(ctx);
+  const runtime::TensorImpl& x = ctx.input(0);
+  const runtime::TensorImpl& y = ctx.input(1);
+  if constexpr (std::is_same_v<Fn, PowFn> && std::is_integral_v<T>) {
+    check_no_negative_exponent<S>(scope, y);
+  }
+  auto out = ctx.allocate_output();
+  const std::int64_t n = ctx.output_shape.num_elements();
+  if (n == 0) return Tensor(std::move(out));
+  const S* a = x.data<const S>();
+  const S* b = y.data<const S>();
+  Out* o = out->data<Out>();
+  const std::int64_t na = x.shape().num_elements();
+  const std::int64_t nb = y.shape().num_elements();
+  const bool aligned = is_pack_aligned(a) && is_pack_aligned(b) && is_pack_aligned(o);
+  const unsigned int packed_grid =
+      grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device());
+  cudaStream_t stream = scope.stream();
+  if (aligned && na == n && nb == n) {
+    binary_contiguous<S, Out, Fn, false, false><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+  } else if (aligned && na == 1 && nb == n) {
+    binary_contiguous<S, Out, Fn, true, false><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+  } else if (aligned && na == n && nb == 1) {
+    binary_contiguous<S, Out, Fn, false, true><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+  } else {
+    const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), ctx.output_shape);
+    const unsigned int grid = grid_size(n, scope.device());
+    // 32-bit indices when i + grid stride cannot overflow them.
+    if (n + std::int64_t{grid} * kBlockSize < (std::int64_t{1} << 32)) {
+      binary_broadcast<S, Out, Fn, std::uint32_t><<<grid, kBlockSize, 0, stream>>>(
+          a, b, o, static_cast<std::uint32_t>(n), to_device_plan<std::uint32_t>(plan));
+    } else {
+      binary_broadcast<S, Out, Fn, std::uint64_t><<<grid, kBlockSize, 0, stream>>>(
+          a, b, o, static_cast<std::uint64_t>(n), to_device_plan<std::uint64_t>(plan));
+    }
+  }
+  check_launch("binary elementwise kernel");
+  return Tensor(std::move(out));
+}
+
+template <class T, class Fn>
+Tensor unary_kernel(const KernelContext& ctx) {
+  using S = storage_t<T>;
+  const LaunchScope scope(ctx);
+  const runtime::TensorImpl& x = ctx.input(0);
+  auto out = ctx.allocate_output();
+  const std::int64_t n = ctx.output_shape.num_elements();
+  if (n == 0) return Tensor(std::move(out));
+  // Storage is 256-byte aligned (BfcAllocator), so packs always apply to whole tensors.
+  unary_contiguous<S, Fn><<<grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device()),
+                            kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<S>(), n);
+  check_launch("unary elementwise kernel");
+  return Tensor(std::move(out));
+}
+
+template <class Fn, class... Ts>
+void add_binary(KernelTable& table, OpId op, cpu::TypeList<Ts...>) {
+  (table.add(op, DeviceType::kGPU, dtype_of_v<Ts>, &binary_kernel<Ts, Fn>), ...);
+}
+template <class Fn, class... Ts>
+void add_unary(KernelTable& table, OpId op, cpu::TypeList<Ts...>) {
+  (table.add(op, DeviceType::kGPU, dtype_of_v<Ts>, &unary_kernel<Ts, Fn>), ...);
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelTable& table) {
+  using Numeric = cpu::NumericTypes;
+  using Floating = cpu::FloatingTypes;
+  using All = cpu::AllTypes;
+  add_binary<AddFn>(table, OpId::kAddV2, Numeric{});
+  add_binary<SubFn>(table, OpId::kSub, Numeric{});
+  add_binary<MulFn>(table, OpId::kMul, Numeric{});
+  add_binary<DivFn>(table, OpId::kRealDiv, Floating{});
+  add_binary<MaxFn>(table, OpId::kMaximum, Numeric{});
+  add_binary<MinFn>(table, OpId::kMinimum, Numeric{});
+  add_binary<PowFn>(table, OpId::kPow, Numeric{});
+  add_binary<EqualFn>(table, OpId::kEqual, All{});
+  add_binary<NotEqualFn>(table, OpId::kNotEqual, All{});
+  add_binary<LessFn>(table, OpId::kLess, Numeric{});
+  add_binary<LessEqualFn>(table, OpId::kLessEqual, Numeric{});
+  add_binary<GreaterFn>(table, OpId::kGreater, Numeric{});
+  add_binary<GreaterEqualFn>(table, OpId::kGreaterEqual, Numeric{});
+
+  add_unary<NegFn>(table, OpId::kNeg, Numeric{});
+  add_unary<AbsFn>(table, OpId::kAbs, Numeric{});
+  add_unary<ExpFn>(table, OpId::kExp, Floating{});
+  add_unary<LogFn>(table, OpId::kLog, Floating{});
+  add_unary<SqrtFn>(table, OpId::kSqrt, Floating{});
+  add_unary<SquareFn>(table, OpId::kSquare, Numeric{});
+  add_unary<ReluFn>(table, OpId::kRelu, Numeric{});
+  add_unary<SigmoidFn>(table, OpId::kSigmoid, Floating{});
+  add_unary<TanhFn>(table, OpId::kTanh, Floating{});
+}
+
+}  // namespace eagle::cuda

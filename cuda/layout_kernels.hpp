@@ -1,0 +1,29 @@
+// Data movement on a CUDA device, generic over the element size (1, 2, 4 or 8 bytes): the GPU
+// twins of src/cpu/layout.hpp, used by the shape ops and by reductions over interleaved axes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "eagle/shape.hpp"
+#include "kernel_launch.hpp"
+
+namespace eagle::cuda {
+
+// out[i_perm...] = in[i...] (out's dimension k is in's dimension perm[k]), queued on the scope's
+// stream.
+void launch_transpose(const LaunchScope& scope, const void* in, const Shape& in_shape,
+                      const std::vector<int>& perm, std::size_t element_size, void* out);
+
+// The box [begin, begin + size) of `in` into `out` (row-major, shape `size`).
+void launch_slice(const LaunchScope& scope, const void* in, const Shape& in_shape,
+                  const std::vector<std::int64_t>& begin, const Shape& size,
+                  std::size_t element_size, void* out);
+
+// Inputs of equal rank, equal dims except `axis`, one after the other along `axis`: one 2-D copy
+// (cudaMemcpy2DAsync) per input, no kernel.
+void launch_concat(const LaunchScope& scope, const std::vector<const void*>& inputs,
+                   const std::vector<Shape>& shapes, int axis, std::size_t element_size, void* out);
+
+}  // namespace eagle::cuda

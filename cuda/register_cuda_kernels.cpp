@@ -1,0 +1,15 @@
+#include "cuda_kernels.hpp"
+
+namespace eagle::cuda {
+
+void register_cuda_kernels(runtime::KernelTable& table) {
+  register_elementwise_kernels(table);
+  register_creation_kernels(table);
+  register_reduction_kernels(table);
+  register_softmax_kernels(table);
+  register_add_n_kernels(table);
+  register_matmul_kernels(table);
+  register_shape_kernels(table);
+}
+
+}  // namespace eagle::cuda

@@ -1,0 +1,137 @@
+// Softmax over the last axis on CUDA devices, with the CPU's semantics (src/cpu/softmax.cpp):
+// subtract the row's maximum (NaN ignored there, so a NaN makes the whole row NaN through its
+// exp), exponentiate, multiply by the reciprocal of the sum. 16-bit floats compute in float32.
+// Rows of up to 1024 elements get one warp each; longer rows one block each.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "cpu/type_lists.hpp"
+#include "cuda_kernels.hpp"
+#include "device_numeric.cuh"
+#include "eagle/errors.hpp"
+#include "kernel_launch.hpp"
+#include "runtime/tensor_impl.hpp"
+
+namespace eagle::cuda {
+namespace {
+
+using runtime::DeviceType;
+using runtime::KernelContext;
+using runtime::OpId;
+
+template <class C>
+__device__ __forceinline__ C greater_of(C a, C b) {  // NaN-ignoring, as the CPU's `x > m ? x : m`
+  return b > a ? b : a;
+}
+
+template <class C>
+__device__ __forceinline__ C warp_max(C v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v = greater_of(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+template <class C>
+__device__ __forceinline__ C warp_sum(C v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// One warp per row; every lane ends with the row's value.
+template <class S>
+__global__ void softmax_warp_rows(const S* __restrict__ in, S* __restrict__ out, std::int64_t rows,
+                                  std::int64_t length) {
+  using C = compute_of_t<S>;
+  const int lane = threadIdx.x % 32;
+  const std::int64_t warps = std::int64_t{gridDim.x} * (blockDim.x / 32);
+  for (std::int64_t row = std::int64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32;
+       row < rows; row += warps) {
+    const S* x = in + row * length;
+    S* y = out + row * length;
+    C m = -std::numeric_limits<C>::infinity();
+    for (std::int64_t i = lane; i < length; i += 32) m = greater_of(m, load_value(x[i]));
+    m = warp_max(m);
+    C sum = 0;
+    for (std::int64_t i = lane; i < length; i += 32) sum += exp(load_value(x[i]) - m);
+    sum = warp_sum(sum);
+    const C inverse = C(1) / sum;
+    for (std::int64_t i = lane; i < length; i += 32) {
+      y[i] = convert_value<S>(exp(load_value(x[i]) - m) * inverse);
+    }
+  }
+}
+
+// The block's value in every thread.
+template <class C, bool kMax>
+__device__ C block_all_reduce(C v, C* scratch) {
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  v = kMax ? warp_max(v) : warp_sum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  const int warps = blockDim.x / 32;
+  C total = lane < warps ? scratch[lane] : (kMax ? -std::numeric_limits<C>::infinity() : C(0));
+  total = kMax ? warp_max(total) : warp_sum(total);
+  __syncthreads();  // scratch is reused by the next reduction
+  return total;
+}
+
+// One block per row.
+template <class S>
+__global__ void softmax_block_rows(const S* __restrict__ in, S* __restrict__ out,
+                                   std::int64_t length) {
+  using C = compute_of_t<S>;
+  __shared__ C scratch[32];
+  const S* x = in + std::int64_t{blockIdx.x} * length;
+  S* y = out + std::int64_t{blockIdx.x} * length;
+  C m = -std::numeric_limits<C>::infinity();
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
+    m = greater_of(m, load_value(x[i]));
+  }
+  m = block_all_reduce<C, true>(m, scratch);
+  C sum = 0;
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) sum += exp(load_value(x[i]) - m);
+  sum = block_all_reduce<C, false>(sum, scratch);
+  const C inverse = C(1) / sum;
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
+    y[i] = convert_value<S>(exp(load_value(x[i]) - m) * inverse);
+  }
+}
+
+template <class T>
+struct SoftmaxKernel {
+  static Tensor run(const KernelContext& ctx) {
+    using S = storage_t<T>;
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    const Shape& shape = ctx.output_shape;
+    const std::int64_t n = shape.num_elements();
+    if (n == 0) return Tensor(std::move(out));
+    const std::int64_t length = shape.rank() == 0 ? 1 : shape[shape.rank() - 1];
+    const std::int64_t rows = n / length;
+    const S* x = ctx.input(0).data<const S>();
+    if (length <= 1024) {
+      softmax_warp_rows<S><<<grid_size(rows * 32, scope.device()), kBlockSize, 0, scope.stream()>>>(
+          x, out->data<S>(), rows, length);
+      check_launch("softmax_warp_rows");
+    } else {
+      if (rows > 0x7fffffff) throw InternalError("softmax: more than 2^31 - 1 rows");
+      softmax_block_rows<S>
+          <<<static_cast<unsigned>(rows), 512, 0, scope.stream()>>>(x, out->data<S>(), length);
+      check_launch("softmax_block_rows");
+    }
+    return Tensor(std::move(out));
+  }
+};
+
+}  // namespace
+
+void register_softmax_kernels(runtime::KernelTable& table) {
+  cpu::add_kernels<SoftmaxKernel>(table, OpId::kSoftmax, cpu::FloatingTypes{}, DeviceType::kGPU);
+}
+
+}  // namespace eagle::cuda
