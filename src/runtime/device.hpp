@@ -50,7 +50,8 @@ class Device {
   // Copies `bytes` from this device's `src` straight into `destination`'s `dst` when the two can
   // (CUDA devices, Note [Stream ordering] in cuda/cuda_device.hpp); false when they cannot, and
   // the caller then stages the bytes through the host.
-  virtual bool copy_to_device(Device& destination, void* dst, const void* src, std::size_t bytes) {
+  virtual bool copy_to_device(Device& /*destination*/, void* /*dst*/, const void* /*src*/,
+                              std::size_t /*bytes*/) {
     return false;
   }
 

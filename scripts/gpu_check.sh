@@ -1,0 +1,459 @@
+#!/usr/bin/env bash
+# The GPU check: builds eagle with its CUDA backend on a machine with an NVIDIA GPU, runs the
+# tests, the GPU tests under compute-sanitizer, and the GPU benchmarks beside PyTorch and CuPy.
+# Run from the repository root:
+#
+#   scripts/gpu_check.sh [--quick] [--skip-sanitizer] [--skip-bench] [--skip-ctest]
+#                        [--ctest-jobs N] [--time-limit S] [--cuda-arch A] [--build-dir DIR]
+#
+#   --quick           benchmarks in quick mode (10 reps, add at 2^26 instead of 2^28), tests and
+#                     sanitized entries time out after 180 s instead of 600, and a time limit of
+#                     570 s (under the 10 minutes a remote command gets)
+#   --skip-sanitizer  no compute-sanitizer runs
+#   --skip-bench      no benchmarks
+#   --skip-ctest      no ctest runs (to split the work over two calls)
+#   --time-limit S    stop starting steps, and cut the running one short, S seconds after the
+#                     start, leaving time for the summary (0: none; the default without --quick)
+#   --ctest-jobs N    parallel ctest jobs (default 1: every process that initializes eagle's
+#                     runtime on a GPU takes the GPU's free memory but a reserve, so test
+#                     processes sharing the GPU would starve each other)
+#   --cuda-arch A     CMAKE_CUDA_ARCHITECTURES (default: from nvidia-smi's compute capability,
+#                     e.g. 90 on an H100 or H200)
+#   --build-dir DIR   the build folder (default build/gpu)
+#
+# Steps: (a) nvcc and the GPU (nvidia-smi; CMAKE_CUDA_ARCHITECTURES from its compute capability);
+# (b) dependencies: .deps/ (scripts/fetch_deps.sh) when present, else the system's packages;
+# (c) configure and build build/gpu (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON) with every core;
+# (d) ctest, the whole suite, then the entries labelled gpu; (e) compute-sanitizer memcheck and
+# racecheck over the gpu entries (scripts/gpu_sanitize.py); (f) bench/bench_gpu_ops and
+# bench/gpu_peers.py --impl torch, --impl cupy, each its own process, their JSON lines in one
+# file and one table (bench/gpu_table.py); (g) logs, results and table in $OUT when set (a
+# summary, the JSON lines, the table and logs.tar.gz), else in build/gpu/report/.
+#
+# Every step runs even when an earlier one failed (a failed build skips what needs it). Prints a
+# summary of the steps; exits 1 when any step failed.
+set -uo pipefail
+
+quick=0
+skip_sanitizer=0
+skip_bench=0
+skip_ctest=0
+ctest_jobs=1
+time_limit=""
+cuda_arch=""
+build_dir=build/gpu
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --skip-sanitizer) skip_sanitizer=1; shift ;;
+    --skip-bench) skip_bench=1; shift ;;
+    --ctest-jobs) ctest_jobs="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --skip-ctest) skip_ctest=1; shift ;;
+    --time-limit) time_limit="$2"; shift 2 ;;
+    --cuda-arch) cuda_arch="$2"; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo" || exit 2
+mkdir -p "$build_dir"
+build="$(cd "$build_dir" && pwd)"
+report="$build/report"
+rm -rf "$report"
+mkdir -p "$report"
+results="$report/gpu_results.jsonl"
+table="$report/gpu_table.txt"
+summary="$report/summary.txt"
+: >"$results"
+jobs="$(nproc 2>/dev/null || echo 4)"
+# Per test (ctest) and per sanitized entry: a hung test must not eat the whole time budget.
+test_timeout=600
+[[ $quick == 1 ]] && test_timeout=180
+[[ -z "$time_limit" ]] && time_limit=$((quick == 1 ? 570 : 0))
+started=$SECONDS
+
+# guarded CMD...: runs CMD, cut short (exit 124) where the time limit would pass; 15 s are kept
+# back for the summary.
+guarded() {
+  if ((time_limit <= 0)); then
+    "$@"
+    return
+  fi
+  local left=$((time_limit - (SECONDS - started) - 15))
+  if ((left <= 0)); then
+    echo "(not started: the time limit of $time_limit s is reached)"
+    return 124
+  fi
+  timeout -k 5 "$left" "$@"
+}
+# cut_note RC: a note for a command that guarded cut short.
+cut_note() {
+  if [[ "$1" == 124 ]]; then echo "cut short by the time limit; "; fi
+}
+# True (with the step marked FAIL: the check is incomplete) when no time is left for the step.
+out_of_time() {
+  if ((time_limit > 0 && SECONDS - started >= time_limit - 20)); then
+    end "$1" FAIL "not run: the time limit of $time_limit s is reached"
+    return 0
+  fi
+  return 1
+}
+
+# ---- Step bookkeeping ---------------------------------------------------------------------------
+step_names=()
+step_status=()
+step_notes=()
+step_secs=()
+step_start=0
+failed=0
+
+begin() {
+  step_start=$SECONDS
+  echo
+  echo "=== $1 ($(date -u +%H:%M:%S))"
+}
+# end NAME PASS|FAIL|SKIP NOTE
+end() {
+  step_names+=("$1")
+  step_status+=("$2")
+  step_notes+=("$3")
+  step_secs+=($((SECONDS - step_start)))
+  [[ "$2" == FAIL ]] && failed=1
+  echo "--- $1: $2${3:+ ($3)}"
+  publish
+}
+# Shows the end of a log (on failure).
+show_tail() {
+  echo "    ... last ${2:-40} lines of $1:"
+  tail -n "${2:-40}" "$1" | sed 's/^/    /'
+}
+
+write_summary() {
+  {
+    echo "eagle GPU check: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')" \
+         "$(git -C "$repo" status --porcelain 2>/dev/null | grep -q . && echo '(local changes)')"
+    echo "host: $(uname -n), $jobs cores; GPU: ${gpu_desc:-none found}; options:" \
+         "quick=$quick skip_sanitizer=$skip_sanitizer skip_bench=$skip_bench" \
+         "skip_ctest=$skip_ctest time_limit=$time_limit"
+    echo
+    printf '%-22s %-5s %6s  %s\n' step result secs note
+    local i
+    for i in "${!step_names[@]}"; do
+      printf '%-22s %-5s %6s  %s\n' "${step_names[$i]}" "${step_status[$i]}" "${step_secs[$i]}" \
+             "${step_notes[$i]}"
+    done
+    echo
+    echo "total $((SECONDS - started)) s; overall: $([[ $failed == 0 ]] && echo PASS || echo FAIL)"
+  } >"$summary"
+}
+
+# Keeps $OUT current after every step, so a run cut short still returns what it has: at most 8
+# files come back from there, so the logs travel as one archive.
+publish() {
+  write_summary
+  [[ -n "${OUT:-}" ]] || return 0
+  mkdir -p "$OUT"
+  cp "$summary" "$OUT/summary.txt"
+  [[ -s "$results" ]] && cp "$results" "$OUT/gpu_results.jsonl"
+  [[ -s "$table" ]] && cp "$table" "$OUT/gpu_table.txt"
+  tar -czf "$OUT/logs.tar.gz" -C "$build" report 2>/dev/null || true
+}
+
+# ---- (a) nvcc and the GPU ---------------------------------------------------------------------
+begin "a: toolkit and GPU"
+nvcc=""
+if command -v nvcc >/dev/null 2>&1; then
+  nvcc="$(command -v nvcc)"
+elif [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  nvcc=/usr/local/cuda/bin/nvcc
+fi
+[[ -d /usr/local/cuda/bin ]] && export PATH="$PATH:/usr/local/cuda/bin"
+gpu_desc=""
+archs=""
+note=""
+status=PASS
+if [[ -n "$nvcc" ]]; then
+  echo "nvcc: $nvcc ($("$nvcc" --version | grep -o 'release [0-9.]*' | head -1))"
+else
+  echo "nvcc: not found (PATH, /usr/local/cuda/bin)"
+  status=FAIL
+  note="no nvcc"
+fi
+if command -v nvidia-smi >/dev/null 2>&1 &&
+   smi="$(nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total \
+            --format=csv,noheader 2>&1)" &&
+   [[ -n "$smi" ]]; then
+  while IFS= read -r line; do echo "GPU: $line"; done <<<"$smi"
+  gpu_desc="$(echo "$smi" | head -1 | cut -d, -f1,2 | sed 's/, */ cc /')"
+  archs="$(echo "$smi" | cut -d, -f2 | tr -d ' .' | sort -u | paste -sd';')"
+  ngpus="$(echo "$smi" | wc -l)"
+  ((ngpus > 1)) && gpu_desc="$gpu_desc (+$((ngpus - 1)) more)"
+else
+  echo "nvidia-smi: no GPU found (${smi:-nvidia-smi not on PATH})"
+  status=FAIL
+  note="${note:+$note; }no GPU"
+fi
+if [[ -n "$cuda_arch" ]]; then
+  archs="$cuda_arch"
+elif [[ ! "$archs" =~ ^[0-9]+(\;[0-9]+)*$ ]]; then
+  [[ -n "$archs" ]] && echo "unexpected compute capability '$archs'; building for 90"
+  archs=90
+fi
+echo "CMAKE_CUDA_ARCHITECTURES=$archs"
+echo "compiler: $(c++ --version 2>/dev/null | head -1); $(ldd --version 2>/dev/null | head -1)"
+end "a: toolkit and GPU" "$status" "${note:-arch $archs}"
+
+# ---- (b) dependencies ---------------------------------------------------------------------------
+begin "b: dependencies"
+status=PASS
+note=""
+cmake_args=()
+# The Python peers run with the machine's own library path: .deps' libgfortran and OpenBLAS are
+# for eagle's programs only.
+peer_env=(env)
+if [[ -n "${LD_LIBRARY_PATH+set}" ]]; then
+  peer_env+=("LD_LIBRARY_PATH=$LD_LIBRARY_PATH")
+else
+  peer_env+=(-u LD_LIBRARY_PATH)
+fi
+if [[ -f "$repo/.deps/env.sh" ]]; then
+  # shellcheck source=/dev/null
+  source "$repo/.deps/env.sh"
+  cmake_args+=("-DCMAKE_PREFIX_PATH=$repo/.deps/usr")
+  note="from .deps ($(du -sh "$repo/.deps" | cut -f1))"
+  echo "using $repo/.deps: CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  sed -n '1p;$p' "$repo/.deps/MANIFEST" 2>/dev/null
+  need="$(grep -o 'GLIBC_[0-9.]*' "$repo/.deps/MANIFEST" 2>/dev/null | head -1 | cut -d_ -f2)"
+  have="$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]\+\.[0-9]\+$')"
+  if [[ -n "$need" && -n "$have" ]] &&
+     [[ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]]; then
+    echo "WARNING: .deps needs glibc $need, this machine has $have"
+    status=FAIL
+    note="$note; glibc $have < $need"
+  fi
+  if [[ ! -e "$repo/.deps/usr/lib/x86_64-linux-gnu/libopenblas.so" ]]; then
+    echo ".deps has no libopenblas.so (symbolic links lost on the way?); run scripts/fetch_deps.sh"
+    status=FAIL
+    note="$note; .deps incomplete"
+  fi
+else
+  note="system packages (no .deps/)"
+  echo "no .deps/: using the system's packages (scripts/install_deps.sh)"
+fi
+cmake_version="$(cmake --version 2>/dev/null | head -1 | grep -o '[0-9][0-9.]*')"
+echo "cmake: ${cmake_version:-not found}"
+if [[ -z "$cmake_version" ]] ||
+   [[ "$(printf '%s\n%s\n' 3.25 "$cmake_version" | sort -V | head -1)" != 3.25 ]]; then
+  status=FAIL
+  note="$note; CMake >= 3.25 needed (have ${cmake_version:-none})"
+fi
+generator="Unix Makefiles"
+if ninja --version >/dev/null 2>&1; then
+  generator=Ninja
+  echo "ninja: $(command -v ninja) $(ninja --version)"
+fi
+# A build folder made with another generator cannot be reused.
+if [[ -f "$build/CMakeCache.txt" ]] &&
+   ! grep -q "^CMAKE_GENERATOR:INTERNAL=$generator\$" "$build/CMakeCache.txt"; then
+  echo "removing $build/CMakeCache.txt (made with another generator)"
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+fi
+end "b: dependencies" "$status" "$note; $generator"
+
+# ---- (c) configure and build ------------------------------------------------------------------
+begin "c: configure"
+built=0
+configured=0
+cmake_args+=(-G "$generator" -DCMAKE_BUILD_TYPE=Release -DEAGLE_CUDA=ON -DEAGLE_BENCH=ON
+             -DEAGLE_TESTS=ON "-DCMAKE_CUDA_ARCHITECTURES=$archs")
+[[ -n "$nvcc" ]] && cmake_args+=("-DCMAKE_CUDA_COMPILER=$nvcc")
+echo "cmake -S . -B $build ${cmake_args[*]}"
+if cmake -S "$repo" -B "$build" "${cmake_args[@]}" >"$report/configure.log" 2>&1; then
+  configured=1
+  grep -E "CUDA backend|Found BLAS|CUDA compiler identification" "$report/configure.log"
+  # Where each dependency came from.
+  grep -E '^(fmt|xtl|xtensor|Catch2)_DIR|^(BLAS_openblas_LIBRARY|EAGLE_CBLAS_INCLUDE_DIR)' \
+    "$build/CMakeCache.txt" | sed 's/^/    /'
+  end "c: configure" PASS ""
+else
+  show_tail "$report/configure.log" 40
+  end "c: configure" FAIL "see configure.log"
+fi
+
+begin "c: build"
+if [[ $configured == 1 ]]; then
+  if guarded cmake --build "$build" -j "$jobs" >"$report/build.log" 2>&1; then
+    built=1
+    warnings="$(grep -c 'warning:' "$report/build.log")"
+    end "c: build" PASS "$jobs jobs; $warnings warning lines"
+  else
+    grep -E 'error|FAILED' "$report/build.log" | head -40 | sed 's/^/    /'
+    show_tail "$report/build.log" 30
+    end "c: build" FAIL "see build.log"
+  fi
+else
+  end "c: build" SKIP "not configured"
+fi
+
+# ---- (d) ctest ----------------------------------------------------------------------------------
+# Counts from a ctest JUnit file: "P passed, F failed, N not run, of T".
+junit_counts() {
+  python3 - "$1" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+try:
+    cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+except Exception as e:  # no file: ctest did not get that far
+    print(f"no results ({type(e).__name__})")
+    sys.exit(0)
+p = f = n = 0
+for c in cases:
+    status = c.get("status", "")
+    if c.find("failure") is not None or c.find("error") is not None or status == "fail":
+        f += 1
+    elif c.find("skipped") is not None or status in ("notrun", "disabled"):
+        n += 1
+    else:
+        p += 1
+print(f"{p} passed, {f} failed, {n} not run, of {p + f + n}")
+EOF
+}
+
+begin "d: ctest (all)"
+if [[ $skip_ctest == 1 ]]; then
+  end "d: ctest (all)" SKIP "--skip-ctest"
+elif out_of_time "d: ctest (all)"; then
+  :
+elif [[ $built == 1 ]]; then
+  (cd "$build" && guarded ctest --output-on-failure --timeout "$test_timeout" -j "$ctest_jobs" \
+     --output-junit "$report/ctest_all.xml") >"$report/ctest_all.log" 2>&1
+  rc=$?
+  counts="$(junit_counts "$report/ctest_all.xml")"
+  grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(Subprocess|\(Not Run\)|\(Skipped\)' \
+    "$report/ctest_all.log" | sed 's/^/    /' | head -60
+  if [[ $rc == 0 ]]; then
+    end "d: ctest (all)" PASS "$counts"
+  else
+    end "d: ctest (all)" FAIL "$(cut_note $rc)$counts"
+  fi
+else
+  end "d: ctest (all)" SKIP "not built"
+fi
+
+begin "d: ctest -L gpu"
+if [[ $skip_ctest == 1 ]]; then
+  end "d: ctest -L gpu" SKIP "--skip-ctest"
+elif out_of_time "d: ctest -L gpu"; then
+  :
+elif [[ $built == 1 ]]; then
+  (cd "$build" && guarded ctest -L gpu --output-on-failure --timeout "$test_timeout" \
+     --output-junit "$report/ctest_gpu.xml") >"$report/ctest_gpu.log" 2>&1
+  rc=$?
+  counts="$(junit_counts "$report/ctest_gpu.xml")"
+  sed 's/^/    /' "$report/ctest_gpu.log" | tail -40
+  # With a GPU present, a gpu entry that is "not run" (exit 77: no GPU seen) is a failure too.
+  if [[ $rc == 0 && "$counts" =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ not\ run ]]; then
+    end "d: ctest -L gpu" PASS "$counts"
+  else
+    end "d: ctest -L gpu" FAIL "$(cut_note $rc)$counts"
+  fi
+else
+  end "d: ctest -L gpu" SKIP "not built"
+fi
+
+# ---- (e) compute-sanitizer ---------------------------------------------------------------------
+for tool in memcheck racecheck; do
+  begin "e: $tool"
+  if [[ $skip_sanitizer == 1 ]]; then
+    end "e: $tool" SKIP "--skip-sanitizer"
+    continue
+  fi
+  if [[ $built != 1 ]]; then
+    end "e: $tool" SKIP "not built"
+    continue
+  fi
+  out_of_time "e: $tool" && continue
+  guarded python3 "$repo/scripts/gpu_sanitize.py" --build "$build" --tool "$tool" --label gpu \
+    --timeout "$test_timeout" >"$report/sanitizer_$tool.log" 2>&1
+  rc=$?
+  sed 's/^/    /' "$report/sanitizer_$tool.log" | tail -40
+  counts="$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* not run, of [0-9]*' \
+            "$report/sanitizer_$tool.log" | tail -1)"
+  case $rc in
+    0)
+      # Run on a GPU machine, an entry that did not run (exit 77: no GPU seen) checked nothing.
+      if [[ "$counts" =~ ^0\ passed ]]; then
+        end "e: $tool" FAIL "nothing ran under the sanitizer: $counts"
+      else
+        end "e: $tool" PASS "$counts"
+      fi
+      ;;
+    3) end "e: $tool" FAIL "compute-sanitizer does not support this machine (gVisor?)" ;;
+    *) end "e: $tool" FAIL "$(cut_note $rc)${counts:-see sanitizer_$tool.log}" ;;
+  esac
+done
+
+# ---- (f) benchmarks -----------------------------------------------------------------------------
+bench_args=()
+[[ $quick == 1 ]] && bench_args+=(--quick)
+export PYTHONUNBUFFERED=1
+# run_bench NAME LOG CMD...: JSON lines to the results file, the rest of the output to the log.
+run_bench() {
+  local name="$1" log="$2"
+  shift 2
+  begin "f: bench $name"
+  out_of_time "f: bench $name" && return
+  guarded "$@" >"$log" 2>&1
+  local rc=$?
+  local lines
+  lines="$(grep -c '^{' "$log")"
+  grep '^{' "$log" >>"$results"
+  grep -v '^{' "$log" | sed 's/^/    /' | tail -40
+  if [[ $rc != 0 ]]; then
+    end "f: bench $name" FAIL "$(cut_note $rc)exit $rc, $lines results"
+  elif [[ $lines == 0 ]]; then
+    end "f: bench $name" SKIP "no results: $(grep -m1 '^#' "$log" | cut -c1-100)"
+  else
+    end "f: bench $name" PASS "$lines results"
+  fi
+}
+if [[ $skip_bench == 1 ]]; then
+  begin "f: benchmarks"
+  end "f: benchmarks" SKIP "--skip-bench"
+else
+  if [[ $built == 1 ]]; then
+    run_bench eagle "$report/bench_eagle.log" "$build/bench/bench_gpu_ops" "${bench_args[@]}"
+  else
+    begin "f: bench eagle"
+    end "f: bench eagle" SKIP "not built"
+  fi
+  # The peers do not need eagle's build.
+  for impl in torch cupy; do
+    run_bench "$impl" "$report/bench_$impl.log" "${peer_env[@]}" \
+      python3 "$repo/bench/gpu_peers.py" \
+      --impl "$impl" "${bench_args[@]}"
+  done
+  begin "f: table"
+  if python3 "$repo/bench/gpu_table.py" "$results" >"$table" 2>&1; then
+    end "f: table" PASS "$(grep -c '' "$results") results"
+  else
+    cat "$table"
+    end "f: table" FAIL "no results"
+  fi
+fi
+
+# ---- (g) report ---------------------------------------------------------------------------------
+write_summary
+publish
+echo
+if [[ -s "$table" ]]; then
+  cat "$table"
+  echo
+fi
+cat "$summary"
+echo "report: ${OUT:+$OUT (summary.txt, gpu_results.jsonl, gpu_table.txt, logs.tar.gz) and }$report"
+exit "$failed"
