@@ -196,38 +196,30 @@ struct RangeKernel {
   }
 };
 
-template <class T>
-struct RandomUniformKernel {
-  static Tensor run(const KernelContext& ctx) {
-    using S = storage_t<T>;
-    const LaunchScope scope(ctx);
-    auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
-    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
-    const std::int64_t blocks = (n + 3) / 4;
-    uniform_values<S><<<grid_size(blocks, scope.device()), kBlockSize, 0, scope.stream()>>>(
-        out->data<S>(), n, attrs.seed, attrs.a, attrs.b);
-    check_launch("uniform_values");
-    return Tensor(std::move(out));
-  }
-};
-
-template <class T>
-struct RandomNormalKernel {
-  static Tensor run(const KernelContext& ctx) {
-    using S = storage_t<T>;
-    const LaunchScope scope(ctx);
-    auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
-    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
-    const std::int64_t blocks = (n + 3) / 4;
-    normal_values<S><<<grid_size(blocks, scope.device()), kBlockSize, 0, scope.stream()>>>(
-        out->data<S>(), n, attrs.seed, attrs.a, attrs.b);
-    check_launch("normal_values");
-    return Tensor(std::move(out));
-  }
+// One thread per Philox block of 4 (2 for 64-bit types) elements.
+template <bool kNormal>
+struct Random {
+  template <class T>
+  struct Kernel {
+    static Tensor run(const KernelContext& ctx) {
+      using S = storage_t<T>;
+      const LaunchScope scope(ctx);
+      auto out = ctx.allocate_output();
+      const std::int64_t n = ctx.output_shape.num_elements();
+      if (n == 0) return Tensor(std::move(out));
+      const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+      const unsigned int grid = grid_size((n + 3) / 4, scope.device());
+      if constexpr (kNormal) {
+        normal_values<S><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, attrs.seed,
+                                                                  attrs.a, attrs.b);
+      } else {
+        uniform_values<S><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, attrs.seed,
+                                                                   attrs.a, attrs.b);
+      }
+      check_launch(kNormal ? "normal_values" : "uniform_values");
+      return Tensor(std::move(out));
+    }
+  };
 };
 
 template <class From>
@@ -265,10 +257,10 @@ void register_creation_kernels(runtime::KernelTable& table) {
   add_kernels<ConstKernel>(table, OpId::kConst, cpu::AllTypes{}, DeviceType::kGPU);
   add_kernels<FillKernel>(table, OpId::kFill, cpu::AllTypes{}, DeviceType::kGPU);
   add_kernels<RangeKernel>(table, OpId::kRange, cpu::NumericTypes{}, DeviceType::kGPU);
-  add_kernels<RandomUniformKernel>(table, OpId::kRandomUniform, cpu::NumericTypes{},
-                                   DeviceType::kGPU);
-  add_kernels<RandomNormalKernel>(table, OpId::kRandomStandardNormal, cpu::FloatingTypes{},
-                                  DeviceType::kGPU);
+  add_kernels<Random<false>::Kernel>(table, OpId::kRandomUniform, cpu::NumericTypes{},
+                                     DeviceType::kGPU);
+  add_kernels<Random<true>::Kernel>(table, OpId::kRandomStandardNormal, cpu::FloatingTypes{},
+                                    DeviceType::kGPU);
   add_kernels<CastKernel>(table, OpId::kCast, cpu::AllTypes{}, DeviceType::kGPU);
   add_kernels<IdentityKernel>(table, OpId::kIdentity, cpu::AllTypes{}, DeviceType::kGPU);
 }
