@@ -14,9 +14,10 @@
 #   --skip-ctest      no ctest runs (to split the work over two calls)
 #   --time-limit S    stop starting steps, and cut the running one short, S seconds after the
 #                     start, leaving time for the summary (0: none; the default without --quick)
-#   --ctest-jobs N    parallel ctest jobs (default 1: every process that initializes eagle's
-#                     runtime on a GPU takes the GPU's free memory but a reserve, so test
-#                     processes sharing the GPU would starve each other)
+#   --ctest-jobs N    parallel ctest jobs (default: every core). The CPU-labelled tests hide
+#                     the GPU (CUDA_VISIBLE_DEVICES empty); the gpu-labelled ones hold the
+#                     RESOURCE_LOCK cuda_gpu, so ctest runs them one at a time (an allocator
+#                     without growth takes the GPU's whole free memory)
 #   --cuda-arch A     CMAKE_CUDA_ARCHITECTURES (default: from nvidia-smi's compute capability,
 #                     e.g. 90 on an H100 or H200)
 #   --build-dir DIR   the build folder (default build/gpu)
@@ -38,7 +39,7 @@ quick=0
 skip_sanitizer=0
 skip_bench=0
 skip_ctest=0
-ctest_jobs=1
+ctest_jobs=""
 time_limit=""
 cuda_arch=""
 build_dir=build/gpu
@@ -69,6 +70,7 @@ table="$report/gpu_table.txt"
 summary="$report/summary.txt"
 : >"$results"
 jobs="$(nproc 2>/dev/null || echo 4)"
+[[ -n "$ctest_jobs" ]] || ctest_jobs="$jobs"
 # Per test (ctest) and per sanitized entry: a hung test must not eat the whole time budget.
 test_timeout=600
 [[ $quick == 1 ]] && test_timeout=180
