@@ -338,6 +338,22 @@ TEST_CASE("concat errors", "[ops][errors]") {
               "but is a int32 tensor [Op:ConcatV2]");
 }
 
+// Found by tests/fuzz/shape_ops_fuzzer: inputs without elements may have huge dimensions after
+// their zero, which neither the kernel nor the output shape may multiply out unchecked.
+TEST_CASE("concat of zero-element inputs with huge dimensions", "[ops][errors]") {
+  const std::int64_t big = std::int64_t{1} << 62;
+  const Tensor wide =
+      eagle::zeros({0, (std::int64_t{1} << 57) - 1, 1, std::int64_t{1} << 40}, DType::kInt64);
+  const Tensor joined = eagle::concat({wide}, -4);
+  CHECK(joined.shape() == wide.shape());
+  CHECK(joined.num_elements() == 0);
+  const Tensor tall = eagle::zeros({1, big, 0});
+  CHECK(eagle::concat({tall}, 0).shape() == tall.shape());
+  CHECK_ERROR(eagle::concat({tall, tall}, 0), eagle::InvalidArgumentError,
+              "Shape [2] with dimension 4611686018427387904 has more than 2^63-1 elements "
+              "[Op:ConcatV2]");
+}
+
 TEST_CASE("slice errors", "[ops][errors]") {
   const Tensor x = eagle::zeros({2, 3});
   CHECK_ERROR(eagle::slice(x, {0}, {1, 1}), eagle::InvalidArgumentError,

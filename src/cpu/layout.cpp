@@ -170,6 +170,12 @@ void concat(const std::vector<const void*>& inputs, const std::vector<Shape>& sh
             std::size_t element_size, void* out) {
   if (inputs.empty()) return;
   const Shape& s0 = shapes[0];
+  // An empty output needs no copy, and is detected before multiplying sizes out: past a zero
+  // dimension a Shape's sizes are unbounded (only running products are checked), so outer * inner
+  // of a zero-element input could overflow. A non-empty input bounds them.
+  bool any = false;
+  for (const Shape& s : shapes) any = any || s.num_elements() != 0;
+  if (!any) return;
   int64_t outer = 1;
   for (int a = 0; a < axis; ++a) outer *= s0[a];
   int64_t inner = 1;

@@ -160,6 +160,13 @@ Tensor concat(const std::vector<Tensor>& values, int axis) {
     }
     out[a] += s[a];
   }
+  // The output must be a valid Shape too: with a zero dimension after the axis the inputs' running
+  // products stay small while the output's, with the summed size, can pass int64.
+  try {
+    static_cast<void>(Shape(out.to_vector()));
+  } catch (const InvalidArgumentError& e) {
+    ops::throw_invalid(OpId::kConcatV2, e.what());
+  }
   const ops::AxisAttrs attrs{a};
   return runtime::execute(
       {OpId::kConcatV2, values[0].dtype(), values.data(), n, out, values[0].dtype(), &attrs});
