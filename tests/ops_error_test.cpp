@@ -681,3 +681,21 @@ TEST_CASE("integer random bounds must fit the dtype", "[errors]") {
   const auto ok = eagle::random_uniform(eagle::Shape{64}, -5, 5, eagle::int32, 1).to_vector<int>();
   for (int v : ok) CHECK((v >= -5 && v < 5));
 }
+
+// Found by tests/fuzz/constant_fuzzer: [-0.5, 0.5) truncated to the empty [0, 0) and the kernel
+// divided by its size; a maxval of 2^63 overflowed the int64 arithmetic.
+TEST_CASE("integer random bounds must be values of the dtype", "[errors]") {
+  CHECK_ERROR(eagle::random_uniform(eagle::Shape{3}, -0.5, 0.5, eagle::int32, 1),
+              eagle::InvalidArgumentError,
+              "Cannot convert -0.5 to EagerTensor of dtype int32 [Op:RandomUniform]");
+  CHECK_ERROR(eagle::random_uniform(eagle::Shape{3}, 0, 2.5, eagle::int64, 1),
+              eagle::InvalidArgumentError,
+              "Cannot convert 2.5 to EagerTensor of dtype int64 [Op:RandomUniform]");
+  CHECK_ERROR(eagle::random_uniform(eagle::Shape{3}, 0, 9223372036854775808.0, eagle::int64, 1),
+              eagle::InvalidArgumentError,
+              "minval 0 and maxval 9.223372036854776e+18 must lie within the range of int64 "
+              "[Op:RandomUniform]");
+  const auto top = eagle::random_uniform(eagle::Shape{64}, 2147483646, 2147483647, eagle::int32, 1)
+                       .to_vector<int>();
+  for (int v : top) CHECK(v == 2147483646);
+}

@@ -184,12 +184,22 @@ Tensor range(int start, int limit, int delta) { return range(start, limit, delta
 Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dtype,
                       std::optional<std::uint64_t> seed) {
   if (is_integer(dtype)) {
+    // As tf.random.uniform, whose bounds are tensors of the dtype: a fraction would truncate to
+    // an empty range ([-0.5, 0.5) -> [0, 0)) and the kernels would divide by its size of 0.
+    for (const double bound : {minval, maxval}) {
+      if (std::isfinite(bound) && bound != std::trunc(bound)) {
+        ops::throw_invalid(
+            OpId::kRandomUniform,
+            fmt::format("Cannot convert {} to EagerTensor of dtype {}", bound, dtype_name(dtype)));
+      }
+    }
     if (!(minval < maxval)) {
       ops::throw_invalid(OpId::kRandomUniform,
                          fmt::format("Need minval < maxval: {} >= {}", minval, maxval));
     }
     const double limit = dtype == DType::kInt32 ? 2147483648.0 : 9223372036854775808.0;
-    if (minval < -limit || maxval > limit) {
+    // maxval is exclusive but still a value of the dtype: 2^63 would overflow the kernels' int64.
+    if (minval < -limit || maxval >= limit) {
       ops::throw_invalid(OpId::kRandomUniform,
                          fmt::format("minval {} and maxval {} must lie within the range of {}",
                                      minval, maxval, dtype_name(dtype)));
