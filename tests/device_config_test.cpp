@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "captured_log.hpp"
@@ -133,6 +136,8 @@ TEST_CASE("simulate_gpus_when_absent: bad arguments") {
   CHECK_THROWS_MATCHES(
       eagle::config::simulate_gpus_when_absent(1, 1000), eagle::InvalidArgumentError,
       Catch::Message("A simulated GPU needs at least 1MiB of memory, got 1000 bytes"));
+  CHECK_THROWS_MATCHES(eagle::config::simulate_gpus_when_absent(65), eagle::InvalidArgumentError,
+                       Catch::Message("The number of simulated GPUs must be in [0, 64], got 65"));
 }
 
 TEST_CASE("set_visible_devices: hide all GPUs, then the configuration is frozen") {
@@ -435,4 +440,141 @@ TEST_CASE("simulated GPU memory is committed only when touched") {
   CHECK(grown > 500 * kMiB);
   // Sanitizers commit shadow memory for every byte written (TSan about 4 bytes per byte).
   if (!kSanitized) CHECK(grown < 600 * kMiB);
+}
+
+// ---- Bad input (the audit in docs/errors.md) ----------------------------------------------------
+
+TEST_CASE("every per-device call refuses a device that is not from the listing") {
+  EAGLE_FRESH_RUNTIME("1");
+  for (const PhysicalDevice& bad :
+       {PhysicalDevice{"/physical_device:GPU:5", "GPU"},
+        PhysicalDevice{"/physical_device:GPU:0", "CPU"}, PhysicalDevice{"/device:GPU:0", "GPU"}}) {
+    INFO(bad.name << " " << bad.device_type);
+    const auto message = Catch::Message("Unrecognized device: " + bad.name);
+    CHECK_THROWS_MATCHES(eagle::config::get_device_details(bad), eagle::InvalidArgumentError,
+                         message);
+    CHECK_THROWS_MATCHES(eagle::config::set_visible_devices(bad, "GPU"),
+                         eagle::InvalidArgumentError, message);
+    CHECK_THROWS_MATCHES(eagle::config::set_memory_growth(bad, true), eagle::InvalidArgumentError,
+                         message);
+    CHECK_THROWS_MATCHES(eagle::config::get_memory_growth(bad), eagle::InvalidArgumentError,
+                         message);
+    CHECK_THROWS_MATCHES(eagle::config::set_logical_device_configuration(bad, {{512}}),
+                         eagle::InvalidArgumentError, message);
+    CHECK_THROWS_MATCHES(eagle::config::get_logical_device_configuration(bad),
+                         eagle::InvalidArgumentError, message);
+  }
+  // An unknown device type is no error: it lists nothing and hides nothing.
+  CHECK(eagle::config::list_physical_devices("TPU").empty());
+  CHECK(eagle::config::get_visible_devices("gpu").empty());
+  eagle::config::set_visible_devices(std::vector<PhysicalDevice>{}, "TPU");
+  // Nothing changed and nothing initialized.
+  const auto gpu = eagle::config::list_physical_devices("GPU").at(0);
+  CHECK(eagle::config::get_visible_devices().size() == 2);
+  CHECK_FALSE(eagle::config::get_memory_growth(gpu).has_value());
+  CHECK_FALSE(eagle::config::get_logical_device_configuration(gpu).has_value());
+  CHECK_FALSE(initialized());
+  CHECK(eagle::config::list_logical_devices("TPU").empty());
+  CHECK(names(eagle::config::list_logical_devices()) ==
+        std::vector<std::string>{"/device:CPU:0", "/device:GPU:0"});
+}
+
+TEST_CASE("gpu memory fraction: values outside 0 < f <= 1, and virtual devices configured first") {
+  EAGLE_FRESH_RUNTIME("1:1GiB");
+  const auto gpu = eagle::config::list_physical_devices("GPU").at(0);
+  for (const auto& [fraction, text] : std::vector<std::pair<double, std::string>>{
+           {0.0, "0"},
+           {-0.25, "-0.25"},
+           {1.0000001, "1.0000001"},
+           {std::numeric_limits<double>::quiet_NaN(), "nan"},
+           {std::numeric_limits<double>::infinity(), "inf"}}) {
+    CHECK_THROWS_MATCHES(
+        eagle::config::set_gpu_memory_fraction(fraction), eagle::InvalidArgumentError,
+        Catch::Message("per_process_gpu_memory_fraction must be in (0, 1], got " + text));
+  }
+  CHECK_FALSE(eagle::config::get_gpu_memory_fraction().has_value());
+  eagle::config::set_logical_device_configuration(gpu, {{256}});
+  CHECK_THROWS_MATCHES(
+      eagle::config::set_gpu_memory_fraction(0.5), eagle::InvalidArgumentError,
+      Catch::Message(
+          "It's invalid to set per_process_gpu_memory_fraction when virtual devices are set"));
+  CHECK_FALSE(eagle::config::get_gpu_memory_fraction().has_value());
+  CHECK(eagle::config::get_memory_info("GPU:0").limit == 256 * kMiB);
+}
+
+TEST_CASE("logical device configuration: negative and oversized memory limits") {
+  EAGLE_FRESH_RUNTIME("1:1GiB");
+  const auto gpu = eagle::config::list_physical_devices("GPU").at(0);
+  CHECK_THROWS_MATCHES(eagle::config::set_logical_device_configuration(gpu, {{512}, {-1}}),
+                       eagle::InvalidArgumentError,
+                       Catch::Message("memory_limit must be a positive number of MiB, got -1"));
+  // 2^44 MiB are 2^64 bytes: the limit used to wrap around to 0 and every allocation failed.
+  CHECK_THROWS_MATCHES(
+      eagle::config::set_logical_device_configuration(gpu, {{std::int64_t{1} << 44}}),
+      eagle::InvalidArgumentError,
+      Catch::Message("memory_limit must be at most 8796093022208 MiB (2^63 bytes), got "
+                     "17592186044416"));
+  CHECK_THROWS_MATCHES(
+      eagle::config::set_logical_device_configuration(
+          gpu, {{512}, {std::numeric_limits<std::int64_t>::max()}}),
+      eagle::InvalidArgumentError,
+      Catch::Message("memory_limit must be at most 8796093022208 MiB (2^63 bytes), got "
+                     "9223372036854775807"));
+  CHECK_FALSE(eagle::config::get_logical_device_configuration(gpu).has_value());
+  // The largest accepted limit is a limit, not a wrapped one.
+  eagle::config::set_logical_device_configuration(gpu, {{std::int64_t{1} << 43}});
+  CHECK(eagle::config::get_memory_info("GPU:0").limit == std::size_t{1} << 63);
+}
+
+TEST_CASE("memory calls: malformed, unknown and allocator-less device names") {
+  EAGLE_FRESH_RUNTIME("1");
+  using Call = std::function<void(const std::string&)>;
+  const std::vector<std::pair<std::string, Call>> calls{
+      {"get_memory_info", [](const std::string& d) { eagle::config::get_memory_info(d); }},
+      {"reset_memory_stats", [](const std::string& d) { eagle::config::reset_memory_stats(d); }},
+      {"release_unused_memory",
+       [](const std::string& d) { eagle::config::release_unused_memory(d); }},
+  };
+  for (const auto& [name, call] : calls) {
+    INFO(name);
+    CHECK_THROWS_MATCHES(call("/bogus:0"), eagle::InvalidArgumentError,
+                         Catch::Message("Malformed device specification '/bogus:0'"));
+    CHECK_THROWS_MATCHES(call("GPU:0x"), eagle::InvalidArgumentError,
+                         Catch::Message("Malformed device specification 'GPU:0x'"));
+    CHECK_THROWS_MATCHES(call("GPU:1"), eagle::InvalidArgumentError,
+                         Catch::Message("No matching devices found for 'GPU:1'"));
+    CHECK_THROWS_MATCHES(call("TPU:0"), eagle::InvalidArgumentError,
+                         Catch::Message("No matching devices found for 'TPU:0'"));
+    CHECK_THROWS_MATCHES(
+        call("/job:worker/device:GPU:0"), eagle::InvalidArgumentError,
+        Catch::Message("No matching devices found for '/job:worker/device:GPU:0'"));
+    CHECK_THROWS_MATCHES(
+        call("/device:CPU:0"), eagle::InvalidArgumentError,
+        Catch::Message("Allocator stats not available for device '/device:CPU:0'"));
+  }
+  // The GPU's own names still work after all that.
+  CHECK(eagle::config::get_memory_info("/job:localhost/replica:0/task:0/device:GPU:0").current ==
+        0);
+  CHECK_NOTHROW(eagle::config::reset_memory_stats("GPU"));
+}
+
+TEST_CASE("a tensor too large for any GPU is the GPU allocator's OOM, whatever its byte count") {
+  EAGLE_FRESH_RUNTIME("1:1GiB");
+  auto scope = eagle::device("/GPU:0");
+  const auto kept = eagle::fill({4}, 3.0);
+  const std::string where =
+      " on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc";
+  // 2^62 float32 elements: 2^64 bytes, which used to wrap around to 0.
+  CHECK_THROWS_MATCHES(eagle::zeros({std::int64_t{1} << 62}), eagle::ResourceExhaustedError,
+                       Catch::Message("OOM when allocating tensor with shape[4611686018427387904] "
+                                      "and type float" +
+                                      where));
+  // One value filling such a shape: the host buffer it is filled in fails first.
+  CHECK_THROWS_MATCHES(eagle::constant(1.0, eagle::Shape{std::int64_t{1} << 61}, eagle::float64),
+                       eagle::ResourceExhaustedError,
+                       Catch::Message("OOM when allocating tensor with shape[2305843009213693952] "
+                                      "and type double on /job:localhost/replica:0/task:0/device:"
+                                      "CPU:0 by allocator cpu"));
+  CHECK(kept.device() == "/job:localhost/replica:0/task:0/device:GPU:0");
+  CHECK(eagle::reduce_sum(kept).item<float>() == 12.0f);
 }

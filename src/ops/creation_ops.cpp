@@ -1,7 +1,10 @@
 // constant, zeros/ones/fill, range, random_uniform/normal, identity, cast.
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "eagle/ops.hpp"
 #include "ops/attrs.hpp"
 #include "ops/op_support.hpp"
+#include "runtime/context.hpp"
 
 namespace eagle {
 namespace {
@@ -37,8 +41,10 @@ std::vector<unsigned char> encode(const From* values, std::size_t count, DType d
       } else if constexpr (std::is_same_v<T, bool>) {
         out[i] = values[i] != From{};
       } else if constexpr (std::is_integral_v<T> && std::is_floating_point_v<From>) {
+        // T's range is [-2^k, 2^k), both bounds exact in double; outside it static_cast is UB.
+        constexpr double kLowest = static_cast<double>(std::numeric_limits<T>::lowest());
         if (!std::isfinite(values[i]) || values[i] != std::trunc(values[i]) ||
-            std::fabs(values[i]) >= 9.2e18) {
+            values[i] < kLowest || values[i] >= -kLowest) {
           throw InvalidArgumentError(fmt::format("Cannot convert {} to EagerTensor of dtype {}",
                                                  values[i], dtype_name(dtype)));
         }
@@ -68,6 +74,10 @@ std::uint64_t fresh_seed() {
 }  // namespace
 
 Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, const Shape& shape) {
+  if (data == nullptr && count != 0) {
+    throw InvalidArgumentError(
+        fmt::format("Eager constant of {} values has no data (a null pointer)", count));
+  }
   const std::int64_t needed = shape.num_elements();
   if (count != needed) {
     if (count != 1) {
@@ -75,11 +85,24 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
           fmt::format("Eager constant of {} values does not fit shape {}, which has {} elements",
                       count, shape.to_string(), needed));
     }
-    // One value fills the shape, like tf.constant(0., shape=[2, 3]).
+    // One value fills the shape, like tf.constant(0., shape=[2, 3]). The host buffer comes from
+    // malloc, which reports failure as nullptr (a huge std::vector would throw std::bad_alloc, or
+    // wrap its byte count around), and failing is the host's out-of-memory error.
     const std::size_t size = dtype_size(dtype);
-    std::vector<unsigned char> filled(static_cast<std::size_t>(needed) * size);
-    for (std::int64_t i = 0; i < needed; ++i) std::memcpy(&filled[i * size], data, size);
-    return constant_from_buffer(filled.data(), needed, dtype, shape);
+    std::size_t total = 0;
+    const std::unique_ptr<unsigned char, void (*)(void*)> filled(
+        __builtin_mul_overflow(static_cast<std::size_t>(needed), size, &total)
+            ? nullptr
+            : static_cast<unsigned char*>(std::malloc(total ? total : 1)),
+        &std::free);
+    if (!filled) {
+      throw ResourceExhaustedError(
+          fmt::format("OOM when allocating tensor with shape{} and type {} on {} by allocator cpu",
+                      shape.to_string(), dtype_runtime_name(dtype),
+                      runtime::Context::get().host_device().name()));
+    }
+    for (std::int64_t i = 0; i < needed; ++i) std::memcpy(filled.get() + i * size, data, size);
+    return constant_from_buffer(filled.get(), needed, dtype, shape);
   }
   std::vector<unsigned char> normalized;
   if (dtype == DType::kBool) {  // any nonzero byte is true; stored as exactly 0 or 1
@@ -222,6 +245,10 @@ Tensor identity(const Tensor& x) {
 
 Tensor cast(const Tensor& x, DType dtype) {
   ops::check_defined(x, OpId::kCast);
+  if (static_cast<int>(dtype) >= kNumDTypes) {
+    ops::throw_invalid(OpId::kCast, fmt::format("DType value {} is not a valid eagle::DType",
+                                                static_cast<int>(dtype)));
+  }
   if (x.dtype() == dtype) return x;  // as tf.cast: nothing to do, no op runs
   return ops::run_unary(OpId::kCast, x, x.shape(), dtype);
 }

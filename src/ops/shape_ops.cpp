@@ -158,7 +158,13 @@ Tensor concat(const std::vector<Tensor>& values, int axis) {
                                        d, first.to_string(), i, s.to_string()));
       }
     }
-    out[a] += s[a];
+    // Inputs without elements may have any dimension: their sum can pass int64.
+    if (__builtin_add_overflow(out[a], s[a], &out[a])) {
+      ops::throw_invalid(OpId::kConcatV2,
+                         fmt::format("ConcatOp : Dimension {} of the output overflows int64: "
+                                     "shape[0] = {} vs. shape[{}] = {}",
+                                     a, first.to_string(), i, s.to_string()));
+    }
   }
   // The output must be a valid Shape too: with a zero dimension after the axis the inputs' running
   // products stay small while the output's, with the summed size, can pass int64.

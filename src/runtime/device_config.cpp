@@ -202,6 +202,13 @@ void DeviceConfig::set_logical_configuration(
       throw InvalidArgumentError(
           fmt::format("memory_limit must be a positive number of MiB, got {}", *c.memory_limit));
     }
+    // Beyond 2^43 MiB the limit in bytes no longer fits (it wrapped around, to 0 for 2^44).
+    constexpr std::int64_t kMaxMemoryLimit = std::int64_t{1} << 43;
+    if (c.memory_limit && *c.memory_limit > kMaxMemoryLimit) {
+      throw InvalidArgumentError(
+          fmt::format("memory_limit must be at most {} MiB (2^63 bytes), got {}", kMaxMemoryLimit,
+                      *c.memory_limit));
+    }
   }
   if (p.type == DeviceType::kGPU && gpu_memory_fraction_) {
     throw InvalidArgumentError(

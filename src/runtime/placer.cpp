@@ -46,6 +46,11 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
 
 Device& select_device(const PlacementRequest& r, const std::vector<Device*>& devices,
                       const KernelTable& kernels) {
+  // A DType made by casting a number outside the enumerators would index past the kernel table.
+  if (static_cast<int>(r.dtype) >= kNumDTypes) {
+    throw InvalidArgumentError(fmt::format("DType value {} is not a valid eagle::DType [Op:{}]",
+                                           static_cast<int>(r.dtype), op_name(r.op)));
+  }
   bool any_kernel = false;
   for (DeviceType type : kDeviceTypePriority)
     any_kernel |= has_kernel(kernels, r.op, type, r.dtype);

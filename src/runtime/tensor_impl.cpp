@@ -1,5 +1,6 @@
 #include "runtime/tensor_impl.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -8,7 +9,16 @@
 namespace eagle::runtime {
 
 std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype) {
-  const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
+  // A byte count past PTRDIFF_MAX (the most any allocation can hold) is asked for as exactly that,
+  // so the device's allocator refuses it with its out-of-memory error instead of a wrapped-around
+  // small size (2^62 float32 elements are 2^64 bytes, which wraps to 0) being handed to a kernel.
+  constexpr std::size_t kMaxBytes = static_cast<std::size_t>(PTRDIFF_MAX);
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(shape.num_elements()), dtype_size(dtype),
+                             &bytes) ||
+      bytes > kMaxBytes) {
+    bytes = kMaxBytes;
+  }
   return std::make_shared<TensorImpl>(std::make_shared<Storage>(device, bytes, shape, dtype), shape,
                                       dtype);
 }
