@@ -151,9 +151,14 @@ inline void clobber_memory() { asm volatile("" : : : "memory"); }
 
 // ---- Output ------------------------------------------------------------------------------------
 // One JSON object, fields in insertion order. Strings are escaped minimally (quotes, backslash).
+// Text already in JSON form (an array of samples, say), written as it is.
+struct RawJson {
+  std::string text;
+};
+
 class Record {
  public:
-  using Value = std::variant<std::string, double, long long, bool>;
+  using Value = std::variant<std::string, double, long long, bool, RawJson>;
 
   Record& set(const std::string& key, const std::string& v) { return put(key, v); }
   Record& set(const std::string& key, const char* v) { return put(key, std::string(v)); }
@@ -162,6 +167,7 @@ class Record {
   Record& set(const std::string& key, long v) { return put(key, static_cast<long long>(v)); }
   Record& set(const std::string& key, long long v) { return put(key, v); }
   Record& set(const std::string& key, bool v) { return put(key, v); }
+  Record& set(const std::string& key, RawJson v) { return put(key, std::move(v)); }
   Record& set(const Stats& s) {
     set("median_us", s.median_us);
     set("min_us", s.min_us);
@@ -226,6 +232,7 @@ class Record {
       return fmt::format("{:.6g}", *d);
     }
     if (auto i = std::get_if<long long>(&v)) return fmt::format("{}", *i);
+    if (auto raw = std::get_if<RawJson>(&v)) return raw->text;
     return std::get<bool>(v) ? "true" : "false";
   }
 

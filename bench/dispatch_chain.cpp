@@ -5,12 +5,15 @@
 // Case 7: the 1-element add chain inside `auto s = eagle::device("/CPU:0")` versus no scope at
 // all, timed interleaved; the difference per op in ns is the cost of the scope and placement.
 //
-// Every chain's result is checked against the same chain run on plain floats.
+// Every chain's result is checked against the same chain run on plain floats. Inputs are the
+// shared ones of bench/compare (Note [Shared benchmark inputs]), and each record carries the
+// result's samples for its check there.
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "bench_inputs.hpp"
 #include "bench_util.hpp"
 #include "eagle/eagle.hpp"
 
@@ -25,13 +28,13 @@ struct Inputs {
 
 Inputs make_inputs(std::int64_t n) {
   Inputs in;
-  const eagle::Shape shape{n};
-  in.x0 = eagle::random_uniform(shape, 0.0, 1.0, eagle::float32, 1);
-  in.y = eagle::random_uniform(shape, -0.25, 0.75, eagle::float32, 2);
-  in.z = eagle::random_uniform(shape, 0.9, 1.0, eagle::float32, 3);
-  in.hx0 = in.x0.to_vector<float>();
-  in.hy = in.y.to_vector<float>();
-  in.hz = in.z.to_vector<float>();
+  // The ranges of CHAIN_INPUTS in bench/cpu_cases.py.
+  in.hx0 = bench::shared_inputs(n, 1, 0.0, 1.0);
+  in.hy = bench::shared_inputs(n, 2, -0.25, 0.75);
+  in.hz = bench::shared_inputs(n, 3, 0.9, 1.0);
+  in.x0 = eagle::constant(in.hx0);
+  in.y = eagle::constant(in.hy);
+  in.z = eagle::constant(in.hz);
   return in;
 }
 
@@ -101,10 +104,16 @@ void check_result(const eagle::Tensor& got, const std::vector<float>& want,
   bench::check(err < 1e-5, fmt::format("{}: relative error {} vs the plain C++ chain", what, err));
 }
 
+// The size labels of bench/cpu_cases.py: "1", "1K", "64K".
+std::string chain_label(std::int64_t n) {
+  return n < 1024 ? std::to_string(n) : std::to_string(n / 1024) + "K";
+}
+
 bench::Record chain_record(const std::string& name, const std::string& impl, std::int64_t n,
                            const bench::Stats& s) {
   bench::Record r;
-  r.set("case", name).set("impl", impl).set("size", static_cast<long long>(n)).set(s);
+  r.set("case", name).set("impl", impl).set("label", chain_label(n));
+  r.set("size", static_cast<long long>(n)).set(s);
   r.set("threads", 1).set("ops", kOps).set("us_per_op", s.median_us / kOps);
   r.set("min_us_per_op", s.min_us / kOps).set("max_us_per_op", s.max_us / kOps);
   return r;
@@ -114,7 +123,7 @@ bench::Record chain_record(const std::string& name, const std::string& impl, std
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
-  const int reps = opt.reps_or(30, 10);
+  const int reps = opt.reps_or(30, 5);  // 5 with --quick, as bench/cpu_cases.py
   const int warmup = opt.warmup_or(2, 1);
   eagle::debugging::set_log_device_placement(false);
 
@@ -129,6 +138,7 @@ int main(int argc, char** argv) {
     const bench::Stats s = bench::measure([&] { result = add_chain(in); }, warmup, reps);
     check_result(result, add_reference(in), fmt::format("add chain, {} elements", n));
     bench::Record r = chain_record("dispatch_chain_add", "eagle", n, s);
+    r.set("sample", bench::RawJson{bench::sample_json(result.to_vector<float>())});
     if (n == 1) {
       r.set("target_us_per_op", 0.5).set("meets_target", s.median_us / kOps <= 0.5);
     }
@@ -141,6 +151,7 @@ int main(int argc, char** argv) {
     const bench::Stats s = bench::measure([&] { result = mixed_chain(in); }, warmup, reps);
     check_result(result, mixed_reference(in), fmt::format("mixed chain, {} elements", n));
     bench::Record r = chain_record("dispatch_chain_mixed", "eagle", n, s);
+    r.set("sample", bench::RawJson{bench::sample_json(result.to_vector<float>())});
     if (n == 1) {
       r.set("target_us_per_op", 0.5).set("meets_target", s.median_us / kOps <= 0.5);
     }

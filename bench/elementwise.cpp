@@ -7,6 +7,10 @@
 // memcpy and the loop write into buffers touched beforehand and reused every repetition; eagle
 // allocates its output per call (from its host block cache above 1 MiB), as an eager op does.
 // Small sizes run several calls per timed repetition (field "inner"); times are per call.
+//
+// Also axpy, alpha * x + y with a scalar alpha: two eager ops, as in every eager library.
+// Inputs are the shared ones of bench/compare (Note [Shared benchmark inputs]); records carry
+// the result's samples and the size label ("2^20") that bench/compare matches on.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_inputs.hpp"
 #include "bench_util.hpp"
 #include "eagle/eagle.hpp"
 
@@ -48,6 +53,7 @@ int main(int argc, char** argv) {
   eagle::debugging::set_log_device_placement(false);
 
   bench::Reporter rep;
+  constexpr float kAlpha = 0.5f;  // AXPY_ALPHA in bench/cpu_cases.py
   for (const int log2n : {12, 20, 24, 26}) {
     const std::int64_t n = std::int64_t{1} << log2n;
     if (!opt.selected("elementwise_add", n)) continue;
@@ -55,22 +61,28 @@ int main(int argc, char** argv) {
     // At least ~4M elements' worth of work per timed repetition, so tiny sizes are measurable.
     const int inner = static_cast<int>(std::max<std::int64_t>(1, (std::int64_t{1} << 22) / n));
 
-    const eagle::Tensor a = eagle::random_uniform({n}, -1.0, 1.0, eagle::float32, 11);
-    const eagle::Tensor b = eagle::random_uniform({n}, -1.0, 1.0, eagle::float32, 12);
-    const std::vector<float> ha = a.to_vector<float>();
-    const std::vector<float> hb = b.to_vector<float>();
+    const std::vector<float> ha = bench::shared_inputs(n, 1, -1.0, 1.0);
+    const std::vector<float> hb = bench::shared_inputs(n, 2, -1.0, 1.0);
+    const eagle::Tensor a = eagle::constant(ha);
+    const eagle::Tensor b = eagle::constant(hb);
+    const eagle::Tensor alpha = eagle::constant(kAlpha);
     std::vector<float> loop_out(un, 1.0f);  // touched: value-initialized
     std::vector<float> copy_dst(un, 1.0f);
     std::vector<float> stream_out(un, 1.0f);
 
     // References and checks (outside the timed region).
-    std::vector<float> want(un);
-    for (std::size_t i = 0; i < un; ++i) want[i] = ha[i] + hb[i];
-    {
-      const eagle::Tensor z = eagle::add(a, b);
-      const double err = bench::relative_error(z.to_vector<float>(), want);
-      bench::check(err < 1e-5, fmt::format("eagle::add 2^{}: relative error {}", log2n, err));
+    std::vector<float> want(un), want_axpy(un);
+    for (std::size_t i = 0; i < un; ++i) {
+      want[i] = ha[i] + hb[i];
+      want_axpy[i] = kAlpha * ha[i] + hb[i];
     }
+    const eagle::Tensor sum = eagle::add(a, b);
+    const std::vector<float> got = sum.to_vector<float>();
+    const double err = bench::relative_error(got, want);
+    bench::check(err < 1e-5, fmt::format("eagle::add 2^{}: relative error {}", log2n, err));
+    const std::vector<float> got_axpy = (alpha * a + b).to_vector<float>();
+    const double err_axpy = bench::relative_error(got_axpy, want_axpy);
+    bench::check(err_axpy < 1e-5, fmt::format("axpy 2^{}: relative error {}", log2n, err_axpy));
 
     auto run_eagle = [&] {
       for (int k = 0; k < inner; ++k) {
@@ -96,8 +108,14 @@ int main(int argc, char** argv) {
         bench::clobber_memory();
       }
     };
-    const auto stats =
-        bench::measure_interleaved({run_eagle, run_memcpy, run_loop, run_stream}, warmup, reps);
+    auto run_axpy = [&] {
+      for (int k = 0; k < inner; ++k) {
+        const eagle::Tensor z = alpha * a + b;
+        bench::do_not_optimize(z.impl().get());
+      }
+    };
+    const auto stats = bench::measure_interleaved(
+        {run_eagle, run_memcpy, run_loop, run_stream, run_axpy}, warmup, reps);
     bench::check(bench::relative_error(loop_out, want) < 1e-5, "plain loop result");
     bench::check(bench::relative_error(stream_out, want) < 1e-5, "streaming loop result");
     bench::check(std::memcmp(copy_dst.data(), ha.data(), un * sizeof(float)) == 0, "memcpy result");
@@ -109,15 +127,17 @@ int main(int argc, char** argv) {
       return s;
     };
     const bench::Stats se = per_call(stats[0]), sm = per_call(stats[1]), sl = per_call(stats[2]),
-                       ss = per_call(stats[3]);
+                       ss = per_call(stats[3]), sa = per_call(stats[4]);
     const double add_bytes = 3.0 * 4.0 * static_cast<double>(n);
     const double copy_bytes = 2.0 * 4.0 * static_cast<double>(n);
     auto gbps = [](double bytes, double us) { return bytes / (us * 1e3); };
     const double memcpy_gbps = gbps(copy_bytes, sm.median_us);
 
-    auto record = [&](const std::string& impl, const bench::Stats& s, double bytes) {
+    auto record = [&](const std::string& impl, const bench::Stats& s, double bytes,
+                      const char* name = "elementwise_add") {
       bench::Record r;
-      r.set("case", "elementwise_add").set("impl", impl).set("size", static_cast<long long>(n));
+      r.set("case", name).set("impl", impl).set("label", fmt::format("2^{}", log2n));
+      r.set("size", static_cast<long long>(n));
       r.set(s).set("threads", 1).set("inner", inner).set("bytes", bytes);
       r.set("gbps", gbps(bytes, s.median_us));
       return r;
@@ -126,7 +146,8 @@ int main(int argc, char** argv) {
     re.set("pct_of_memcpy", 100.0 * gbps(add_bytes, se.median_us) / memcpy_gbps);
     re.set("ratio_vs_loop", sl.median_us / se.median_us);  // loop time / eagle time
     re.set("pct_of_memcpy_is", "100 * add_GBps(3*n*4 B) / memcpy_GBps(2*n*4 B)");
-    if (log2n >= 24) re.set("target_pct", 80.0);
+    if (log2n >= 24) re.set("target_pct", 90.0);
+    re.set("sample", bench::RawJson{bench::sample_json(got)});
     rep.emit(std::move(re));
     rep.emit(record("memcpy", sm, copy_bytes));
     bench::Record rl = record("cpp_loop", sl, add_bytes);
@@ -136,12 +157,19 @@ int main(int argc, char** argv) {
     rs.set("pct_of_memcpy", 100.0 * gbps(add_bytes, ss.median_us) / memcpy_gbps);
     rs.set("note", "diagnostic: non-temporal stores");
     rep.emit(std::move(rs));
+    // axpy moves the same bytes as an add at best (two reads, one write), though it runs as two
+    // eager ops with an intermediate.
+    bench::Record ra = record("eagle", sa, add_bytes, "axpy");
+    ra.set("pct_of_memcpy", 100.0 * gbps(add_bytes, sa.median_us) / memcpy_gbps);
+    ra.set("sample", bench::RawJson{bench::sample_json(got_axpy)});
+    rep.emit(std::move(ra));
   }
 
   rep.table(fmt::format("elementwise add, float32, 1 thread, {} reps; GB/s counts add 3*n*4 B, "
                         "memcpy 2*n*4 B; pct_of_memcpy = add_GBps / memcpy_GBps",
                         reps),
-            {{"impl", "impl", 15, 0},
+            {{"case", "case", 16, 0},
+             {"impl", "impl", 15, 0},
              {"size", "size", 9, 0},
              {"median_us", "median_us", 11, 2},
              {"min_us", "min_us", 10, 2},
