@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Builds eagle and runs the whole test suite. `scripts/test.sh asan` (or tsan) uses that preset.
+# Builds eagle and runs the whole test suite twice: in the default preset (Release), then under
+# AddressSanitizer + UndefinedBehaviorSanitizer (preset asan). This is what CI runs.
+# `scripts/test.sh default`, `asan` or `tsan` builds and runs that one preset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset="${1:-default}"
+if (($# > 0)); then presets=("$@"); else presets=(default asan); fi
 scripts/install_deps.sh
-cmake --preset "$preset"
-cmake --build --preset "$preset"
-ctest --preset "$preset"
+
+# Every preset runs even when an earlier one failed, so one run shows everything that is wrong.
+summary=()
+status=0
+for preset in "${presets[@]}"; do
+  echo "=== eagle: preset $preset: configure, build, test"
+  start=$SECONDS
+  if cmake --preset "$preset" && cmake --build --preset "$preset" && ctest --preset "$preset"; then
+    result=passed
+  else
+    result=FAILED
+    status=1
+  fi
+  summary+=("preset $preset: $result ($((SECONDS - start)) s)")
+done
+printf '=== eagle: %s\n' "${summary[@]}"
+exit "$status"
