@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "eagle/errors.hpp"
+#include "memory/valgrind_annotations.hpp"
 
 namespace eagle::memory {
 
@@ -256,6 +257,8 @@ void* BfcAllocator::take_chunk(ChunkHandle h, std::size_t rounded) {
   bytes_in_use_ += c.size;
   peak_bytes_in_use_ = std::max(peak_bytes_in_use_, bytes_in_use_);
   ++num_allocs_;
+  // Note [Valgrind annotations]
+  EAGLE_VALGRIND_MAKE_UNDEFINED(reinterpret_cast<void*>(c.addr), c.size);
   return reinterpret_cast<void*>(c.addr);
 }
 
@@ -327,6 +330,7 @@ void BfcAllocator::deallocate(void* ptr) noexcept {
   }
   bytes_in_use_ -= chunks_[h].size;
   chunks_[h].in_use = false;
+  EAGLE_VALGRIND_MAKE_NOACCESS(ptr, chunks_[h].size);  // Note [Valgrind annotations]
   const ChunkHandle next = chunks_[h].next;
   if (next != kNoChunk && !chunks_[next].in_use) {
     remove_free(next);
