@@ -168,7 +168,10 @@ typename Op::Wide reduce_row(const T* x, int64_t n) {
   return total;
 }
 
-constexpr int64_t kTile = 256;
+// Columns per tile: 2048 keeps the accumulators (8 KiB float, 16 KiB double) in L1 and reads each
+// row in 8 KiB runs that the prefetchers follow; 256-column tiles (1 KiB runs, 16 KiB apart) made
+// reduce_sum over axis 0 of [4096, 4096] twice as slow as NumPy.
+constexpr int64_t kTile = 2048;
 
 template <class Op, class C>
 inline void accumulate_row(typename Op::Acc* acc, const C* x, int64_t w) {
