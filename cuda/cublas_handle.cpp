@@ -1,5 +1,7 @@
 #include "cublas_handle.hpp"
 
+#include "cublas_library.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,16 +13,16 @@
 namespace eagle::cuda {
 
 void throw_cublas_error(cublasStatus_t status, std::string_view call) {
-  throw InternalError(fmt::format("{} failed: {} ({})", call, cublasGetStatusName(status),
-                                  cublasGetStatusString(status)));
+  throw InternalError(fmt::format("{} failed: {} ({})", call, cublas().status_name(status),
+                                  cublas().status_string(status)));
 }
 
 CublasHandle::CublasHandle(runtime::Device& device, cudaStream_t stream) : device_(device) {
-  EAGLE_CUBLAS_CHECK(cublasCreate(&handle_));
+  EAGLE_CUBLAS_CHECK(cublas().create(&handle_));
   try {
-    EAGLE_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+    EAGLE_CUBLAS_CHECK(cublas().set_stream(handle_, stream));
     // Pointer mode host (alpha, beta from the host) is the default; state it, ops rely on it.
-    EAGLE_CUBLAS_CHECK(cublasSetPointerMode(handle_, CUBLAS_POINTER_MODE_HOST));
+    EAGLE_CUBLAS_CHECK(cublas().set_pointer_mode(handle_, CUBLAS_POINTER_MODE_HOST));
     constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
     std::size_t bytes = kWorkspaceBytes;
     if (memory::BfcAllocator* allocator = device.bfc_allocator()) {
@@ -36,18 +38,18 @@ CublasHandle::CublasHandle(runtime::Device& device, cudaStream_t stream) : devic
       }
     }
     if (workspace_ != nullptr) {
-      EAGLE_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_, workspace_bytes_));
+      EAGLE_CUBLAS_CHECK(cublas().set_workspace(handle_, workspace_, workspace_bytes_));
     }
   } catch (...) {
     if (workspace_ != nullptr) device.deallocate(workspace_, workspace_bytes_);
-    cublasDestroy(handle_);
+    cublas().destroy(handle_);
     throw;
   }
 }
 
 CublasHandle::~CublasHandle() {
   // cublasDestroy waits for the handle's queued work, so the workspace is free afterwards.
-  cublasDestroy(handle_);
+  cublas().destroy(handle_);
   if (workspace_ != nullptr) device_.deallocate(workspace_, workspace_bytes_);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/type_lists.hpp"
+#include "cublas_library.hpp"
 #include "cuda_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
@@ -112,22 +113,22 @@ struct MatMulKernel {
     if (!plan.strided) {
       auto** device_pointers = pointers->data<void*>();
       const auto count = static_cast<int>(plan.batch);
-      EAGLE_CUBLAS_CHECK(cublasGemmBatchedEx(
+      EAGLE_CUBLAS_CHECK(cublas().gemm_batched(
           blas.get(), op_first, op_second, m, n, k, alpha, device_pointers, types.data, ld_first,
           device_pointers + count, types.data, ld_second, beta, device_pointers + 2 * count,
           types.data, ld_out, count, types.compute, CUBLAS_GEMM_DEFAULT));
     } else if (plan.batch == 1) {
-      EAGLE_CUBLAS_CHECK(cublasGemmEx(blas.get(), op_first, op_second, m, n, k, alpha, b_data,
-                                      types.data, ld_first, a_data, types.data, ld_second, beta,
-                                      out_data, types.data, ld_out, types.compute,
-                                      CUBLAS_GEMM_DEFAULT));
+      EAGLE_CUBLAS_CHECK(cublas().gemm(blas.get(), op_first, op_second, m, n, k, alpha, b_data,
+                                       types.data, ld_first, a_data, types.data, ld_second, beta,
+                                       out_data, types.data, ld_out, types.compute,
+                                       CUBLAS_GEMM_DEFAULT));
     } else {
       // cuBLAS takes the batch count as an int and launches over it in the grid's z dimension:
       // batches of at most 65535 matrices.
       constexpr std::int64_t kMaxBatch = 65535;
       for (std::int64_t first = 0; first < plan.batch; first += kMaxBatch) {
         const int count = static_cast<int>(std::min(kMaxBatch, plan.batch - first));
-        EAGLE_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        EAGLE_CUBLAS_CHECK(cublas().gemm_strided_batched(
             blas.get(), op_first, op_second, m, n, k, alpha, b_data + first * plan.stride_b,
             types.data, ld_first, plan.stride_b, a_data + first * plan.stride_a, types.data,
             ld_second, plan.stride_a, beta, out_data + first * plan.stride_out, types.data, ld_out,

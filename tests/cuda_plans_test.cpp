@@ -5,14 +5,18 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "broadcast_plan.hpp"
 #include "cpu/layout.hpp"
 #include "cpu/matmul.hpp"
 #include "cpu/reduce.hpp"
+#include "cublas_library.hpp"
 #include "cuda_kernels.hpp"
 #include "gather_plan.hpp"
 #include "matmul_plan.hpp"
@@ -333,3 +337,37 @@ TEST_CASE("the CUDA backend registers exactly the GPU kernel set", "[cuda_plans]
 }
 
 }  // namespace
+
+namespace {
+
+bool cublas_is_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("libcublas") != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Note [cuBLAS on demand]: libeagle does not load cuBLAS until a cuBLAS handle is made, and then
+// finds every entry point it calls (the names behind cublas_v2.h's _v2 macros included). Needs
+// the toolkit's libraries, not a GPU; each TEST_CASE runs in a fresh process under ctest.
+TEST_CASE("cuBLAS is loaded on first use and has every entry point") {
+  CHECK_FALSE(cublas_is_mapped());
+  const eagle::cuda::CublasLibrary& api = eagle::cuda::cublas();
+  CHECK(cublas_is_mapped());
+  CHECK(&api == &eagle::cuda::cublas());
+  CHECK(std::string(api.status_name(CUBLAS_STATUS_NOT_INITIALIZED)) ==
+        "CUBLAS_STATUS_NOT_INITIALIZED");
+  CHECK(api.create != nullptr);
+  CHECK(api.destroy != nullptr);
+  CHECK(api.set_stream != nullptr);
+  CHECK(api.set_pointer_mode != nullptr);
+  CHECK(api.set_workspace != nullptr);
+  CHECK(api.status_string != nullptr);
+  CHECK(api.gemm != nullptr);
+  CHECK(api.gemm_strided_batched != nullptr);
+  CHECK(api.gemm_batched != nullptr);
+}
