@@ -273,6 +273,7 @@ bool BfcAllocator::extend(std::size_t rounded) {
     base = provider_.allocate_region(size);
   }
   if (base == nullptr) return false;
+  EAGLE_VALGRIND_MAKE_NOACCESS(base, size);  // Note [Valgrind annotations]
   ChunkHandle h = kNoChunk;
   try {
     h = new_chunk();

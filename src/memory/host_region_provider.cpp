@@ -3,8 +3,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "memory/valgrind_annotations.hpp"
-
 namespace eagle::memory {
 
 namespace {
@@ -43,7 +41,6 @@ void* HostRegionProvider::allocate_region(std::size_t bytes) noexcept {
     --outstanding_regions_;
     return nullptr;
   }
-  EAGLE_VALGRIND_MAKE_NOACCESS(ptr, bytes);  // Note [Valgrind annotations]
   return ptr;
 }
 

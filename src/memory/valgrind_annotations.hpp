@@ -11,11 +11,11 @@
 // 14 GiB per GPU by default) that BfcAllocator cuts into chunks. Valgrind sees only the mapping:
 // every byte of it counts as defined and addressable, so memcheck cannot tell a freed or
 // never-allocated chunk from a live one, and its leak check reads the whole mapping looking for
-// pointers, minutes per scenario test. With EAGLE_VALGRIND, HostRegionProvider marks a new
-// region no-access, BfcAllocator marks a chunk undefined when it hands it out and no-access
-// again when it is freed: reads and writes outside live tensors on a simulated GPU are errors,
-// as they are for heap blocks, and the leak check skips the unused parts. On a CUDA GPU the
-// chunk addresses are device addresses the host never dereferences, so the marks change nothing.
+// pointers, minutes per scenario test. With EAGLE_VALGRIND, BfcAllocator marks a region it takes
+// from its provider no-access, a chunk undefined when it hands it out and no-access again when
+// it is freed: reads and writes outside live tensors on a simulated GPU are errors, as they are
+// for heap blocks, and the leak check skips the unused parts. On a CUDA GPU the chunk addresses
+// are device addresses the host never dereferences, so the marks change nothing.
 #if defined(EAGLE_VALGRIND)
 #if !__has_include(<valgrind/memcheck.h>)
 #error "EAGLE_VALGRIND needs <valgrind/memcheck.h> (Debian package valgrind)"
