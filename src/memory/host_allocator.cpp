@@ -1,5 +1,6 @@
 #include "memory/host_allocator.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -37,10 +38,15 @@ void* HostAllocator::allocate(std::size_t bytes, const Shape& shape, DType dtype
       return ptr;
     }
   }
-  void* ptr = std::aligned_alloc(kAlignment, size);
-  if (!ptr) {
-    release_cached();
+  // No block can be larger than PTRDIFF_MAX (glibc refuses it, valgrind reports the size as a
+  // negative argument): allocate_tensor caps byte counts there, which rounding up may pass.
+  void* ptr = nullptr;
+  if (size <= static_cast<std::size_t>(PTRDIFF_MAX)) {
     ptr = std::aligned_alloc(kAlignment, size);
+    if (!ptr) {
+      release_cached();
+      ptr = std::aligned_alloc(kAlignment, size);
+    }
   }
   if (!ptr) {
     throw ResourceExhaustedError(
