@@ -42,6 +42,19 @@ DevicePolicy get_device_policy();
 void enable_tensor_float_32_execution(bool enabled);
 bool tensor_float_32_execution_enabled();
 
+// ---- Threads ------------------------------------------------------------------------------------
+
+namespace threading {
+// TensorFlow's tf.config.threading.set_intra_op_parallelism_threads: the most threads one CPU op
+// may use (large elementwise ops, reductions and softmax split their work; small ops always run
+// on the calling thread). 0, the default, means the CPUs this process may run on (its affinity
+// mask, so `taskset -c 0` gives 1). Unlike TensorFlow it may be changed at any time: the next op
+// uses the new count. Results do not depend on it. Matmul uses the BLAS library's own threads
+// (OPENBLAS_NUM_THREADS). InvalidArgumentError when negative.
+void set_intra_op_parallelism_threads(int num_threads);
+int get_intra_op_parallelism_threads();  // the value set; 0 when it is the default
+}  // namespace threading
+
 // ---- Physical devices -------------------------------------------------------------------------
 
 struct PhysicalDevice {

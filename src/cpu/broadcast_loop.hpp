@@ -13,6 +13,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
 #include "eagle/shape.hpp"
 
@@ -93,23 +94,50 @@ void contiguous_streaming(const In* __restrict x, const In* __restrict y, Out* _
 
 }  // namespace detail
 
-// out (shape `os`) = f(x, y) with x, y broadcast to `os` (already validated).
+// out (shape `os`) = f(x, y) with x, y broadcast to `os` (already validated). Large outputs are
+// split over the intra-op threads (Note [Intra-op parallelism]).
 template <class In, class Out, class F>
 void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys, Out* out,
                      const Shape& os, F f) {
   const std::int64_t n = os.num_elements();
   if (n == 0) return;
+  constexpr std::int64_t kItemBytes = 2 * sizeof(In) + sizeof(Out);
+  // Range starts 64 items apart: threads never write to the same cache line.
+  constexpr std::int64_t kAlign = 64;
   if (xs == ys) {
 #if defined(__SSE2__)
-    if (n * static_cast<std::int64_t>(2 * sizeof(In) + sizeof(Out)) >=
-        detail::streaming_threshold_bytes()) {
-      return detail::contiguous_streaming(x, y, out, n, f);
+    if (n * kItemBytes >= detail::streaming_threshold_bytes()) {
+      return parallel_for(
+          n, kItemBytes,
+          [&](std::int64_t b, std::int64_t e) {
+            detail::contiguous_streaming(x + b, y + b, out + b, e - b, f);
+          },
+          kAlign);
     }
 #endif
-    return detail::inner_loop(x, 1, y, 1, out, n, f);
+    return parallel_for(
+        n, kItemBytes,
+        [&](std::int64_t b, std::int64_t e) {
+          detail::inner_loop(x + b, 1, y + b, 1, out + b, e - b, f);
+        },
+        kAlign);
   }
-  if (xs.num_elements() == 1) return detail::inner_loop(x, 0, y, 1, out, n, f);
-  if (ys.num_elements() == 1) return detail::inner_loop(x, 1, y, 0, out, n, f);
+  if (xs.num_elements() == 1) {
+    return parallel_for(
+        n, kItemBytes,
+        [&](std::int64_t b, std::int64_t e) {
+          detail::inner_loop(x, 0, y + b, 1, out + b, e - b, f);
+        },
+        kAlign);
+  }
+  if (ys.num_elements() == 1) {
+    return parallel_for(
+        n, kItemBytes,
+        [&](std::int64_t b, std::int64_t e) {
+          detail::inner_loop(x + b, 1, y, 0, out + b, e - b, f);
+        },
+        kAlign);
+  }
 
   // Strides (in elements) of x and y over the output's dimensions: 0 where broadcast.
   constexpr int kMax = Shape::kMaxRank;
@@ -148,21 +176,33 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
   }
   const int last = rank - 1;
   const std::int64_t inner = dims[last];
-  std::array<std::int64_t, kMax> index{};
-  std::int64_t offset_x = 0, offset_y = 0;
-  for (std::int64_t done = 0; done < n; done += inner) {
-    detail::inner_loop(x + offset_x, stride_x[last], y + offset_y, stride_y[last], out + done,
-                       inner, f);
-    // Advance the outer odometer.
-    for (int d = last - 1; d >= 0; --d) {
-      offset_x += stride_x[d];
-      offset_y += stride_y[d];
-      if (++index[d] < dims[d]) break;
-      offset_x -= stride_x[d] * dims[d];
-      offset_y -= stride_y[d] * dims[d];
-      index[d] = 0;
+  // Rows [r0, r1) of `inner` outputs each; the odometer over the outer dimensions starts at r0.
+  const auto rows = [&](std::int64_t r0, std::int64_t r1) {
+    std::array<std::int64_t, kMax> index{};
+    std::int64_t offset_x = 0, offset_y = 0;
+    for (std::int64_t d = last - 1, rest = r0; d >= 0; --d) {
+      index[d] = rest % dims[d];
+      rest /= dims[d];
+      offset_x += index[d] * stride_x[d];
+      offset_y += index[d] * stride_y[d];
     }
-  }
+    for (std::int64_t r = r0; r < r1; ++r) {
+      detail::inner_loop(x + offset_x, stride_x[last], y + offset_y, stride_y[last],
+                         out + r * inner, inner, f);
+      // Advance the outer odometer.
+      for (int d = last - 1; d >= 0; --d) {
+        offset_x += stride_x[d];
+        offset_y += stride_y[d];
+        if (++index[d] < dims[d]) break;
+        offset_x -= stride_x[d] * dims[d];
+        offset_y -= stride_y[d] * dims[d];
+        index[d] = 0;
+      }
+    }
+  };
+  // Whole rows per thread unless rows are shorter than a cache line.
+  parallel_for(n / inner, inner * kItemBytes, rows,
+               std::max<std::int64_t>(1, kAlign / std::max<std::int64_t>(inner, 1)));
 }
 
 }  // namespace eagle::cpu

@@ -204,7 +204,12 @@ Tensor unary_kernel(const KernelContext& ctx) {
   T* __restrict o = out->data<T>();
   const std::int64_t n = ctx.output_shape.num_elements();
   const Fn f{};
-  for (std::int64_t i = 0; i < n; ++i) o[i] = convert<T>(f(C(in[i])));
+  parallel_for(
+      n, 2 * sizeof(T),
+      [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) o[i] = convert<T>(f(C(in[i])));
+      },
+      64);
   return Tensor(std::move(out));
 }
 

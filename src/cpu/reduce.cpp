@@ -5,6 +5,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
 
 namespace eagle::cpu {
@@ -60,6 +61,7 @@ struct SumOp {
   static Acc step(Acc a, C x) { return a + static_cast<Acc>(x); }
   static Acc combine(Acc a, Acc b) { return a + b; }
   static Wide widen(Wide w, Acc a) { return w + static_cast<Wide>(a); }
+  static Wide merge(Wide a, Wide b) { return a + b; }
 };
 
 // NaN-propagating max/min: a NaN accumulator stays, a NaN input replaces the accumulator.
@@ -86,6 +88,7 @@ struct MaxOp {
   }
   static C combine(C a, C b) { return step(a, b); }
   static C widen(C a, C b) { return step(a, b); }
+  static C merge(C a, C b) { return step(a, b); }
 };
 
 template <class C>
@@ -110,6 +113,7 @@ struct MinOp {
   }
   static C combine(C a, C b) { return step(a, b); }
   static C widen(C a, C b) { return step(a, b); }
+  static C merge(C a, C b) { return step(a, b); }
 };
 
 // Converts a finished accumulator of `count` elements into the output value.
@@ -199,10 +203,11 @@ inline void accumulate_4rows(typename Op::Acc* acc, const C* x, int64_t stride, 
   }
 }
 
-// in: [outer, r, inner] -> out: [outer, inner]; accumulates whole rows of `inner` elements,
-// in tiles of kTile columns so that the accumulators stay in L1.
+// Columns [j0, j0 + w) of in: [r, inner] -> out[j0, j0 + w); accumulates whole rows of the tile so
+// that the accumulators stay in L1.
 template <class Op, class T>
-void reduce_columns(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t inner, T* out) {
+void reduce_column_tile(ReduceKind kind, const T* base, int64_t r, int64_t inner, int64_t j0,
+                        int64_t w, T* obase) {
   using C = compute_t<T>;
   using Acc = typename Op::Acc;
   using Wide = typename Op::Wide;
@@ -211,39 +216,76 @@ void reduce_columns(ReduceKind kind, const T* in, int64_t outer, int64_t r, int6
   Acc acc[kTile];
   Wide wide[kTile];
   C buf[is_half_v<T> ? kTile : 1];
-  for (int64_t o = 0; o < outer; ++o) {
-    const T* base = in + o * r * inner;
-    T* obase = out + o * inner;
-    for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
-      const int64_t w = std::min(kTile, inner - j0);
-      for (int64_t j = 0; j < w; ++j) wide[j] = Op::wide_identity();
-      int64_t r0 = 0;
-      while (r0 < r) {
-        const int64_t r1 = (r - r0 > kChunkRows) ? r0 + kChunkRows : r;
-        for (int64_t j = 0; j < w; ++j) acc[j] = Op::identity();
-        int64_t i = r0;
-        if constexpr (!is_half_v<T>) {
-          for (; i + 4 <= r1; i += 4) accumulate_4rows<Op>(acc, base + i * inner + j0, inner, w);
-        }
-        for (; i < r1; ++i) accumulate_row<Op>(acc, load(base + i * inner + j0, w, buf), w);
-        for (int64_t j = 0; j < w; ++j) wide[j] = Op::widen(wide[j], acc[j]);
-        r0 = r1;
-      }
-      for (int64_t j = 0; j < w; ++j) obase[j0 + j] = finalize<T>(kind, wide[j], r);
+  for (int64_t j = 0; j < w; ++j) wide[j] = Op::wide_identity();
+  int64_t r0 = 0;
+  while (r0 < r) {
+    const int64_t r1 = (r - r0 > kChunkRows) ? r0 + kChunkRows : r;
+    for (int64_t j = 0; j < w; ++j) acc[j] = Op::identity();
+    int64_t i = r0;
+    if constexpr (!is_half_v<T>) {
+      for (; i + 4 <= r1; i += 4) accumulate_4rows<Op>(acc, base + i * inner + j0, inner, w);
     }
+    for (; i < r1; ++i) accumulate_row<Op>(acc, load(base + i * inner + j0, w, buf), w);
+    for (int64_t j = 0; j < w; ++j) wide[j] = Op::widen(wide[j], acc[j]);
+    r0 = r1;
   }
+  for (int64_t j = 0; j < w; ++j) obase[j0 + j] = finalize<T>(kind, wide[j], r);
+}
+
+// in: [outer, r, inner] -> out: [outer, inner], one (outer index, column tile) per task.
+template <class Op, class T>
+void reduce_columns(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t inner, T* out) {
+  const int64_t tiles = (inner + kTile - 1) / kTile;
+  const int64_t tile_bytes = r * std::min(kTile, inner) * static_cast<int64_t>(sizeof(T));
+  parallel_for(outer * tiles, tile_bytes, [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t o = u / tiles;
+      const int64_t j0 = (u % tiles) * kTile;
+      reduce_column_tile<Op>(kind, in + o * r * inner, r, inner, j0, std::min(kTile, inner - j0),
+                             out + o * inner);
+    }
+  });
+}
+
+// Rows longer than this are folded in blocks of this many elements whose results are merged in
+// order; the blocks of one row may run on different threads (Note [Intra-op parallelism]), and
+// the value is the same on any number of threads.
+constexpr int64_t kRowBlock = int64_t{1} << 16;
+
+template <class Op, class T>
+typename Op::Wide reduce_long_row(const T* x, int64_t n) {
+  typename Op::Wide total = reduce_row<Op>(x, std::min(n, kRowBlock));
+  for (int64_t b0 = kRowBlock; b0 < n; b0 += kRowBlock) {
+    total = Op::merge(total, reduce_row<Op>(x + b0, std::min(kRowBlock, n - b0)));
+  }
+  return total;
 }
 
 // in: [outer, r, inner] -> out: [outer, inner].
 template <class Op, class T>
 void reduce_3d(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t inner, T* out) {
-  if (inner == 1) {
-    for (int64_t o = 0; o < outer; ++o) {
-      out[o] = finalize<T>(kind, reduce_row<Op>(in + o * r, r), r);
-    }
-  } else {
-    reduce_columns<Op>(kind, in, outer, r, inner, out);
+  if (inner != 1) return reduce_columns<Op>(kind, in, outer, r, inner, out);
+  const int64_t row_bytes = r * static_cast<int64_t>(sizeof(T));
+  if (outer > 1 || r <= kRowBlock) {
+    parallel_for(outer, row_bytes, [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o) {
+        out[o] = finalize<T>(kind, reduce_long_row<Op>(in + o * r, r), r);
+      }
+    });
+    return;
   }
+  // One long row: its blocks in parallel, merged in order as reduce_long_row does.
+  using Wide = typename Op::Wide;
+  const int64_t blocks = (r + kRowBlock - 1) / kRowBlock;
+  std::unique_ptr<Wide[]> partial(new Wide[static_cast<std::size_t>(blocks)]);
+  parallel_for(blocks, kRowBlock * static_cast<int64_t>(sizeof(T)), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      partial[b] = reduce_row<Op>(in + b * kRowBlock, std::min(kRowBlock, r - b * kRowBlock));
+    }
+  });
+  Wide total = partial[0];
+  for (int64_t b = 1; b < blocks; ++b) total = Op::merge(total, partial[b]);
+  out[0] = finalize<T>(kind, total, r);
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "cpu/intra_op_pool.hpp"
 #include "eagle/half.hpp"
 
 namespace eagle::cpu {
@@ -102,18 +103,21 @@ void softmax(const T* in, const Shape& shape, T* out) {
   const int64_t n = shape.rank() == 0 ? 1 : shape[shape.rank() - 1];
   if (total == 0 || n == 0) return;
   const int64_t rows = total / n;
-  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
-    std::unique_ptr<float[]> buf(new float[static_cast<std::size_t>(n)]);
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* x = in + r * n;
-      T* y = out + r * n;
-      for (int64_t j = 0; j < n; ++j) buf[j] = static_cast<float>(x[j]);
-      softmax_row(buf.get(), n, buf.get());
-      for (int64_t j = 0; j < n; ++j) y[j] = T(buf[j]);
+  // Whole rows per thread (Note [Intra-op parallelism]); a row reads and writes n elements.
+  parallel_for(rows, 2 * n * static_cast<int64_t>(sizeof(T)), [&](int64_t r0, int64_t r1) {
+    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+      std::unique_ptr<float[]> buf(new float[static_cast<std::size_t>(n)]);
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* x = in + r * n;
+        T* y = out + r * n;
+        for (int64_t j = 0; j < n; ++j) buf[j] = static_cast<float>(x[j]);
+        softmax_row(buf.get(), n, buf.get());
+        for (int64_t j = 0; j < n; ++j) y[j] = T(buf[j]);
+      }
+    } else {
+      for (int64_t r = r0; r < r1; ++r) softmax_row(in + r * n, n, out + r * n);
     }
-  } else {
-    for (int64_t r = 0; r < rows; ++r) softmax_row(in + r * n, n, out + r * n);
-  }
+  });
 }
 
 template void softmax<float>(const float*, const Shape&, float*);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu/intra_op_pool.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/errors.hpp"
 #include "memory/bfc_allocator.hpp"
@@ -50,6 +51,11 @@ void enable_tensor_float_32_execution(bool enabled) {
   runtime::g_tensor_float_32_execution.store(enabled);
 }
 bool tensor_float_32_execution_enabled() { return runtime::g_tensor_float_32_execution.load(); }
+
+namespace threading {
+void set_intra_op_parallelism_threads(int num_threads) { cpu::set_intra_op_threads(num_threads); }
+int get_intra_op_parallelism_threads() { return cpu::configured_intra_op_threads(); }
+}  // namespace threading
 
 std::vector<PhysicalDevice> list_physical_devices(const std::string& device_type) {
   return device_config().list_physical_devices(device_type);

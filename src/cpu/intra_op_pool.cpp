@@ -1,0 +1,182 @@
+// The intra-op thread pool (Note [Intra-op parallelism]).
+#include "cpu/intra_op_pool.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "eagle/errors.hpp"
+
+namespace eagle::cpu {
+namespace {
+
+// One parallel_for call: chunks are claimed with `next`, counted when finished with `done`.
+// Shared with the workers that picked it up, so that a worker that finds nothing left to claim
+// after the caller has returned still touches live memory.
+struct Job {
+  void (*run)(void*, std::int64_t);
+  void* context;
+  std::int64_t chunks;
+  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> done{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::exception_ptr error;  // the first exception, guarded by mutex
+
+  // Runs chunks until none is left to claim.
+  void work() {
+    for (std::int64_t c = next.fetch_add(1); c < chunks; c = next.fetch_add(1)) {
+      try {
+        run(context, c);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+      }
+      if (done.fetch_add(1) + 1 == chunks) {
+        std::lock_guard<std::mutex> lock(mutex);  // the caller checks `done` under this lock
+        finished.notify_all();
+      }
+    }
+  }
+};
+
+thread_local bool t_on_worker = false;
+
+class Pool {
+ public:
+  explicit Pool(int threads) : threads_(threads) {
+    workers_.reserve(static_cast<std::size_t>(threads - 1));
+    for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { serve(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& w : workers_) w.join();
+  }
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  int threads() const { return threads_; }
+
+  void run(std::int64_t chunks, void (*run)(void*, std::int64_t), void* context) {
+    auto job = std::make_shared<Job>();
+    job->run = run;
+    job->context = context;
+    job->chunks = chunks;
+    const std::int64_t helpers = std::min<std::int64_t>(chunks - 1, threads_ - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::int64_t i = 0; i < helpers; ++i) queue_.push_back(job);
+    }
+    for (std::int64_t i = 0; i < helpers; ++i) wake_.notify_one();
+    job->work();
+    std::unique_lock<std::mutex> lock(job->mutex);
+    job->finished.wait(lock, [&] { return job->done.load() == chunks; });
+    if (job->error) std::rethrow_exception(job->error);
+  }
+
+ private:
+  void serve() {
+    t_on_worker = true;
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping, and nothing left
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job->work();
+    }
+  }
+
+  const int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  bool stopping_ = false;
+};
+
+// The CPUs this process may run on (taskset, cgroups' cpusets), at least 1.
+int available_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
+  }
+#endif
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// The pool, created on the first parallel op and replaced when the thread count changes.
+struct PoolState {
+  std::mutex mutex;
+  std::shared_ptr<Pool> pool;
+};
+
+PoolState& state() {
+  static PoolState s;
+  return s;
+}
+
+std::atomic<int> g_configured{0};
+
+int effective_threads(int configured) {
+  static const int cpus = available_cpus();
+  return configured > 0 ? configured : cpus;
+}
+
+}  // namespace
+
+int intra_op_threads() { return effective_threads(g_configured.load(std::memory_order_relaxed)); }
+
+int configured_intra_op_threads() { return g_configured.load(std::memory_order_relaxed); }
+
+void set_intra_op_threads(int threads) {
+  if (threads < 0) {
+    throw InvalidArgumentError(fmt::format(
+        "intra_op_parallelism_threads must be >= 0 (0 picks the available CPUs), got {}", threads));
+  }
+  g_configured.store(threads);
+  // The next parallel op replaces a pool of another size; ops running on it finish there.
+}
+
+namespace detail {
+
+void run_chunks(std::int64_t chunks, void (*run)(void*, std::int64_t), void* context) {
+  if (t_on_worker) {  // nested: the pool's threads are already busy with the outer op
+    for (std::int64_t c = 0; c < chunks; ++c) run(context, c);
+    return;
+  }
+  std::shared_ptr<Pool> pool, stale;
+  {
+    PoolState& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const int threads = intra_op_threads();
+    if (!s.pool || s.pool->threads() != threads) {
+      stale = std::move(s.pool);
+      s.pool = std::make_shared<Pool>(threads);
+    }
+    pool = s.pool;
+  }
+  stale.reset();  // joins the old pool's workers (unless an op still runs on it), unlocked
+  pool->run(chunks, run, context);
+}
+
+}  // namespace detail
+}  // namespace eagle::cpu

@@ -1,0 +1,74 @@
+// Intra-op parallelism: CPU kernels split one op's work over a process-wide pool of threads.
+//
+// Note [Intra-op parallelism]: a memory-bound kernel on one core reaches about two thirds of
+// the memory bandwidth that two cores reach (reduce_sum over [4096, 4096] float32 on the 2-core
+// dev VM: 22 GB/s on one thread, 31 GB/s on two), and the peers of BENCHMARKS.md (TensorFlow,
+// PyTorch) run ops on all the cores they are given. So the large elementwise, reduction and
+// softmax kernels cut their work into ranges and run them here.
+//  - Only ops that move at least kMinChunkBytes per extra thread are split: waking a worker
+//    costs microseconds, and small ops (the dispatch chain) stay on the calling thread.
+//  - Results never depend on the thread count: every output element is computed by one thread
+//    in the same order as on one thread, and a reduction to a single value folds fixed-size
+//    blocks whose partial results are combined in block order.
+//  - The calling thread runs chunks too and claims whatever no worker has started, so an op
+//    finishes even when every worker is busy with other threads' ops; a body called on a
+//    worker (nested parallel_for) runs inline.
+//  - set_intra_op_parallelism_threads (eagle::config::threading) swaps in a new pool; ops in
+//    flight finish on the old one. BLAS (matmul) keeps its own threads (OPENBLAS_NUM_THREADS).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace eagle::cpu {
+
+// Ops below this many bytes moved per chunk run on the calling thread.
+inline constexpr std::int64_t kMinChunkBytes = std::int64_t{512} << 10;
+
+// The number of threads an op may use (>= 1): the configured count, or else the CPUs this
+// process may run on.
+int intra_op_threads();
+// 0: the default (the CPUs this process may run on). Throws InvalidArgumentError if negative.
+void set_intra_op_threads(int threads);
+// The configured count; 0 when it is the default.
+int configured_intra_op_threads();
+
+namespace detail {
+// Calls run(context, c) for every chunk c in [0, chunks), on the pool and the calling thread;
+// returns when all have finished, rethrowing the first exception one of them threw.
+void run_chunks(std::int64_t chunks, void (*run)(void*, std::int64_t), void* context);
+}  // namespace detail
+
+// Calls body(begin, end) on disjoint ranges that cover [0, n), possibly in parallel. `item_bytes`
+// is the memory one item moves (it decides how many threads are worth waking); range starts are
+// multiples of `align` items (outputs of different threads never share a cache line).
+template <class F>
+void parallel_for(std::int64_t n, std::int64_t item_bytes, F&& body, std::int64_t align = 1) {
+  if (n <= 0) return;
+  const std::int64_t units = (n + align - 1) / align;
+  const std::int64_t by_bytes = item_bytes >= kMinChunkBytes
+                                    ? n
+                                    : n / (kMinChunkBytes / std::max<std::int64_t>(item_bytes, 1));
+  const std::int64_t chunks =
+      by_bytes <= 1 ? 1 : std::min<std::int64_t>({units, by_bytes, intra_op_threads()});
+  if (chunks <= 1) {
+    body(std::int64_t{0}, n);
+    return;
+  }
+  struct Context {
+    std::remove_reference_t<F>* body;
+    std::int64_t units, chunks, align, n;
+  } context{&body, units, chunks, align, n};
+  detail::run_chunks(
+      chunks,
+      [](void* p, std::int64_t c) {
+        const Context& ctx = *static_cast<const Context*>(p);
+        const std::int64_t begin = ctx.units * c / ctx.chunks * ctx.align;
+        const std::int64_t end = std::min(ctx.n, ctx.units * (c + 1) / ctx.chunks * ctx.align);
+        (*ctx.body)(begin, end);
+      },
+      &context);
+}
+
+}  // namespace eagle::cpu
