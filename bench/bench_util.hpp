@@ -15,6 +15,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <sched.h>
+
+#include <thread>
 
 namespace bench {
 
@@ -23,6 +26,7 @@ struct Options {
   bool quick = false;  // fewer repetitions and sizes: finishes in seconds
   int reps = 0;        // 0: the program's default (30 in full mode, 10 in quick mode)
   int warmup = 0;      // 0: the program's default
+  int threads = 0;     // 0: the CPUs this process may run on (its affinity mask)
   // Run only some cases (for profiling): those whose name contains `filter`, or the one case
   // whose "<case>/<size>" equals it.
   std::string filter;
@@ -38,14 +42,25 @@ struct Options {
   int warmup_or(int full, int quick_warmup) const {
     return warmup > 0 ? warmup : quick ? quick_warmup : full;
   }
+  // The thread count to run (and report) with: --threads, or else the CPUs available.
+  int threads_or_available() const {
+    if (threads > 0) return threads;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+      return CPU_COUNT(&set);
+    }
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
 };
 
 inline void print_usage(const char* prog) {
   std::printf(
-      "usage: %s [--quick] [--reps N] [--warmup N] [--filter TEXT]\n"
+      "usage: %s [--quick] [--reps N] [--warmup N] [--threads N] [--filter TEXT]\n"
       "  --quick     fewer repetitions (and the largest sizes skipped where stated)\n"
       "  --reps N    timed repetitions per case (default 30; 10 with --quick)\n"
       "  --warmup N  untimed repetitions before timing (default 2; 1 with --quick)\n"
+      "  --threads N threads per op (default: the CPUs this process may run on)\n"
       "  --filter T  only cases whose name contains T, or whose \"<case>/<size>\" is T\n",
       prog);
 }
@@ -67,6 +82,8 @@ inline Options parse_args(int argc, char** argv) {
       o.reps = next_int("--reps");
     } else if (a == "--warmup") {
       o.warmup = next_int("--warmup");
+    } else if (a == "--threads") {
+      o.threads = next_int("--threads");
     } else if (a == "--filter") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "--filter needs a value\n");

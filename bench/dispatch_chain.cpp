@@ -110,11 +110,11 @@ std::string chain_label(std::int64_t n) {
 }
 
 bench::Record chain_record(const std::string& name, const std::string& impl, std::int64_t n,
-                           const bench::Stats& s) {
+                           const bench::Stats& s, int threads) {
   bench::Record r;
   r.set("case", name).set("impl", impl).set("label", chain_label(n));
   r.set("size", static_cast<long long>(n)).set(s);
-  r.set("threads", 1).set("ops", kOps).set("us_per_op", s.median_us / kOps);
+  r.set("threads", threads).set("ops", kOps).set("us_per_op", s.median_us / kOps);
   r.set("min_us_per_op", s.min_us / kOps).set("max_us_per_op", s.max_us / kOps);
   return r;
 }
@@ -123,6 +123,8 @@ bench::Record chain_record(const std::string& name, const std::string& impl, std
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
+  const int threads = opt.threads_or_available();
+  eagle::config::threading::set_intra_op_parallelism_threads(threads);
   const int reps = opt.reps_or(30, 5);  // 5 with --quick, as bench/cpu_cases.py
   const int warmup = opt.warmup_or(2, 1);
   eagle::debugging::set_log_device_placement(false);
@@ -137,7 +139,7 @@ int main(int argc, char** argv) {
     eagle::Tensor result;
     const bench::Stats s = bench::measure([&] { result = add_chain(in); }, warmup, reps);
     check_result(result, add_reference(in), fmt::format("add chain, {} elements", n));
-    bench::Record r = chain_record("dispatch_chain_add", "eagle", n, s);
+    bench::Record r = chain_record("dispatch_chain_add", "eagle", n, s, threads);
     r.set("sample", bench::RawJson{bench::sample_json(result.to_vector<float>())});
     if (n == 1) {
       r.set("target_us_per_op", 0.5).set("meets_target", s.median_us / kOps <= 0.5);
@@ -150,7 +152,7 @@ int main(int argc, char** argv) {
     eagle::Tensor result;
     const bench::Stats s = bench::measure([&] { result = mixed_chain(in); }, warmup, reps);
     check_result(result, mixed_reference(in), fmt::format("mixed chain, {} elements", n));
-    bench::Record r = chain_record("dispatch_chain_mixed", "eagle", n, s);
+    bench::Record r = chain_record("dispatch_chain_mixed", "eagle", n, s, threads);
     r.set("sample", bench::RawJson{bench::sample_json(result.to_vector<float>())});
     if (n == 1) {
       r.set("target_us_per_op", 0.5).set("meets_target", s.median_us / kOps <= 0.5);
@@ -174,24 +176,24 @@ int main(int argc, char** argv) {
     bench::check(scoped.device() == "/job:localhost/replica:0/task:0/device:CPU:0",
                  "scoped chain ran on " + scoped.device());
     const double overhead_ns = (stats[1].median_us - stats[0].median_us) * 1000.0 / kOps;
-    bench::Record a = chain_record("scope_overhead", "eagle_no_scope", 1, stats[0]);
+    bench::Record a = chain_record("scope_overhead", "eagle_no_scope", 1, stats[0], threads);
     rep.emit(std::move(a));
-    bench::Record b = chain_record("scope_overhead", "eagle_cpu0_scope", 1, stats[1]);
+    bench::Record b = chain_record("scope_overhead", "eagle_cpu0_scope", 1, stats[1], threads);
     b.set("overhead_ns_per_op", overhead_ns);
     b.set("ratio", stats[0].median_us / stats[1].median_us);  // no-scope time / scope time
     b.set("target_ns_per_op", 50.0).set("meets_target", overhead_ns <= 50.0);
     rep.emit(std::move(b));
   }
 
-  rep.table(
-      fmt::format("dispatch chain: {} ops per chain, 1 thread, {} reps, logging off", kOps, reps),
-      {{"case", "case", 22, 0},
-       {"impl", "impl", 17, 0},
-       {"size", "size", 7, 0},
-       {"median_us", "median_us", 11, 1},
-       {"us/op", "us_per_op", 9, 3},
-       {"min us/op", "min_us_per_op", 10, 3},
-       {"max us/op", "max_us_per_op", 10, 3},
-       {"ovh ns/op", "overhead_ns_per_op", 10, 1}});
+  rep.table(fmt::format("dispatch chain: {} ops per chain, {} threads, {} reps, logging off", kOps,
+                        threads, reps),
+            {{"case", "case", 22, 0},
+             {"impl", "impl", 17, 0},
+             {"size", "size", 7, 0},
+             {"median_us", "median_us", 11, 1},
+             {"us/op", "us_per_op", 9, 3},
+             {"min us/op", "min_us_per_op", 10, 3},
+             {"max us/op", "max_us_per_op", 10, 3},
+             {"ovh ns/op", "overhead_ns_per_op", 10, 1}});
   return 0;
 }

@@ -48,6 +48,8 @@ __attribute__((noinline)) void plain_add_stream(const float* __restrict a,
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
+  const int threads = opt.threads_or_available();
+  eagle::config::threading::set_intra_op_parallelism_threads(threads);
   const int reps = opt.reps_or(30, 10);
   const int warmup = opt.warmup_or(2, 1);
   eagle::debugging::set_log_device_placement(false);
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
       bench::Record r;
       r.set("case", name).set("impl", impl).set("label", fmt::format("2^{}", log2n));
       r.set("size", static_cast<long long>(n));
-      r.set(s).set("threads", 1).set("inner", inner).set("bytes", bytes);
+      r.set(s).set("threads", threads).set("inner", inner).set("bytes", bytes);
       r.set("gbps", gbps(bytes, s.median_us));
       return r;
     };
@@ -165,9 +167,9 @@ int main(int argc, char** argv) {
     rep.emit(std::move(ra));
   }
 
-  rep.table(fmt::format("elementwise add, float32, 1 thread, {} reps; GB/s counts add 3*n*4 B, "
-                        "memcpy 2*n*4 B; pct_of_memcpy = add_GBps / memcpy_GBps",
-                        reps),
+  rep.table(fmt::format("elementwise add, float32, {} threads, {} reps; GB/s counts add 3*n*4 B, "
+                        "memcpy (1 thread) 2*n*4 B; pct_of_memcpy = add_GBps / memcpy_GBps",
+                        threads, reps),
             {{"case", "case", 16, 0},
              {"impl", "impl", 15, 0},
              {"size", "size", 9, 0},

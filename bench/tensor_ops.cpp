@@ -49,6 +49,8 @@ double softmax_at(const std::vector<float>& a, std::int64_t flat) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
+  const int threads = opt.threads_or_available();
+  eagle::config::threading::set_intra_op_parallelism_threads(threads);
   const int reps = opt.reps_or(30, 10);
   const int warmup = opt.warmup_or(2, 1);
   eagle::debugging::set_log_device_placement(false);
@@ -94,15 +96,15 @@ int main(int argc, char** argv) {
 
     bench::Record r;
     r.set("case", c.name).set("impl", "eagle").set("label", c.label);
-    r.set("size", static_cast<long long>(kRows * kCols)).set(s).set("threads", 1);
+    r.set("size", static_cast<long long>(kRows * kCols)).set(s).set("threads", threads);
     r.set("gbps", c.bytes / (s.median_us * 1e3)).set("rel_err", err);
     r.set("sample", bench::RawJson{bench::sample_json(got)});
     rep.emit(std::move(r));
   }
 
-  rep.table(fmt::format("[{}, {}] float32, 1 thread, {} reps; GB/s counts the bytes an op must "
+  rep.table(fmt::format("[{}, {}] float32, {} threads, {} reps; GB/s counts the bytes an op must "
                         "move (matrix read, plus written for broadcast add and softmax)",
-                        kRows, kCols, reps),
+                        kRows, kCols, threads, reps),
             {{"case", "case", 17, 0},
              {"size", "label", 15, 0},
              {"median_us", "median_us", 11, 1},
