@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """eagle's peers on the CPU: the cases of bench/cpu_cases.py with NumPy, TensorFlow or JAX.
 
-    python3 bench/cpu_peers.py --impl numpy|tensorflow|jax [--quick] [--threads N] [--filter T]
+    python3 bench/cpu_peers.py --impl numpy|tensorflow|jax [--quick] [--threads N] [--filter T] [--exclude T]
     python3 bench/cpu_peers.py --impl ... --cold-start
 
 One library per process; bench/compare runs each in its own process pinned to the same cores as
@@ -307,6 +307,7 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--reps", type=int, default=0, help="timed repetitions (default: per case)")
     p.add_argument("--filter", default="", help="only cases whose name contains this")
+    p.add_argument("--exclude", default="", help="skip cases whose name contains this")
     p.add_argument("--cold-start", action="store_true")
     opt = p.parse_args()
     set_thread_env(opt.threads)
@@ -319,7 +320,7 @@ def main():
 
     lib = LIBRARIES[opt.impl](opt.threads)
     for case in cases.CASES:
-        if opt.filter not in case:
+        if opt.filter not in case or (opt.exclude and opt.exclude in case):
             continue
         for size in cases.sizes(case, opt.quick):
             run_case(lib, case, size, opt, cases)
