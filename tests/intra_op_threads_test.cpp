@@ -45,12 +45,13 @@ bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
 TEST_CASE("parallel_for covers every index once, in aligned ranges") {
   DefaultThreadsAfter restore;
   eagle::cpu::set_intra_op_threads(3);
-  const std::int64_t n = 3 * eagle::cpu::kMinChunkBytes + 17;  // 3 chunks of 1-byte items
+  // Items of kMinChunkBytes / 4096 bytes: 3 chunks' worth, and 17 more.
+  const std::int64_t n = 3 * 4096 + 17;
   std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
   std::atomic<int> ranges{0};
   std::atomic<bool> misaligned{false};
   eagle::cpu::parallel_for(
-      n, 1,
+      n, eagle::cpu::kMinChunkBytes / 4096,
       [&](std::int64_t b, std::int64_t e) {
         ranges.fetch_add(1);
         if (b % 64 != 0) misaligned = true;
@@ -119,10 +120,11 @@ TEST_CASE("set_intra_op_parallelism_threads: 0 is the default, negative is refus
 
 TEST_CASE("large ops give the same bits on 1, 2, 3 and 5 threads, and the right values") {
   DefaultThreadsAfter restore;
-  constexpr std::int64_t kRows = 1031, kCols = 1283;  // odd sizes: uneven ranges and tiles
+  // Odd sizes (uneven ranges and tiles), large enough to be split: 21 MB per float32 tensor.
+  constexpr std::int64_t kRows = 2053, kCols = 2563;
   const std::vector<float> ha = pseudo_random(kRows * kCols, 1);
   const std::vector<float> hb = pseudo_random(kCols, 2);
-  const std::vector<float> hlong = pseudo_random((std::int64_t{1} << 20) + 3, 3);
+  const std::vector<float> hlong = pseudo_random((std::int64_t{1} << 23) + 3, 3);  // 4 chunks
   const Tensor a = eagle::constant(ha, eagle::Shape{kRows, kCols});
   const Tensor b = eagle::constant(hb);
   const Tensor longv = eagle::constant(hlong);
@@ -176,7 +178,7 @@ TEST_CASE("large ops give the same bits on 1, 2, 3 and 5 threads, and the right 
 
 TEST_CASE("many threads share the pool while its size changes") {
   DefaultThreadsAfter restore;
-  constexpr std::int64_t kN = std::int64_t{1} << 19;  // 6 MiB moved per add: several chunks
+  constexpr std::int64_t kN = std::int64_t{1} << 21;  // 24 MiB moved per add: 3 chunks
   const std::vector<float> hx = pseudo_random(kN, 4);
   std::vector<float> want(hx.size());
   for (std::size_t i = 0; i < hx.size(); ++i) want[i] = hx[i] + hx[i];

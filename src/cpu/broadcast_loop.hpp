@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -18,6 +19,14 @@
 #include "eagle/shape.hpp"
 
 namespace eagle::cpu {
+
+// How much more work per element a functor does than an add, for the intra-op split (Note
+// [Intra-op parallelism]): a functor with transcendental math says so with `kCost`.
+template <class F, class = void>
+struct functor_cost : std::integral_constant<std::int64_t, 1> {};
+template <class F>
+struct functor_cost<F, std::void_t<decltype(F::kCost)>>
+    : std::integral_constant<std::int64_t, F::kCost> {};
 
 namespace detail {
 
@@ -101,7 +110,7 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
                      const Shape& os, F f) {
   const std::int64_t n = os.num_elements();
   if (n == 0) return;
-  constexpr std::int64_t kItemBytes = 2 * sizeof(In) + sizeof(Out);
+  constexpr std::int64_t kItemBytes = (2 * sizeof(In) + sizeof(Out)) * functor_cost<F>::value;
   // Range starts 64 items apart: threads never write to the same cache line.
   constexpr std::int64_t kAlign = 64;
   if (xs == ys) {

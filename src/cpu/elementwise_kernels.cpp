@@ -63,6 +63,7 @@ struct MinFn {
   }
 };
 struct PowFn {
+  static constexpr std::int64_t kCost = 32;  // libm call per element
   template <class C>
   C operator()(C base, C exponent) const {
     if constexpr (std::is_floating_point_v<C>) {
@@ -153,12 +154,14 @@ struct AbsFn {
   }
 };
 struct ExpFn {
+  static constexpr std::int64_t kCost = 32;  // libm call per element
   template <class C>
   C operator()(C a) const {
     return std::exp(a);
   }
 };
 struct LogFn {
+  static constexpr std::int64_t kCost = 32;  // libm call per element
   template <class C>
   C operator()(C a) const {
     return std::log(a);
@@ -183,12 +186,14 @@ struct ReluFn {  // NaN stays NaN
   }
 };
 struct SigmoidFn {
+  static constexpr std::int64_t kCost = 32;  // libm call per element
   template <class C>
   C operator()(C a) const {
     return C{1} / (C{1} + std::exp(-a));
   }
 };
 struct TanhFn {
+  static constexpr std::int64_t kCost = 32;  // libm call per element
   template <class C>
   C operator()(C a) const {
     return std::tanh(a);
@@ -205,7 +210,7 @@ Tensor unary_kernel(const KernelContext& ctx) {
   const std::int64_t n = ctx.output_shape.num_elements();
   const Fn f{};
   parallel_for(
-      n, 2 * sizeof(T),
+      n, 2 * sizeof(T) * functor_cost<Fn>::value,
       [&](std::int64_t b, std::int64_t e) {
         for (std::int64_t i = b; i < e; ++i) o[i] = convert<T>(f(C(in[i])));
       },

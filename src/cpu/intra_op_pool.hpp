@@ -5,8 +5,10 @@
 // dev VM: 22 GB/s on one thread, 31 GB/s on two), and the peers of BENCHMARKS.md (TensorFlow,
 // PyTorch) run ops on all the cores they are given. So the large elementwise, reduction and
 // softmax kernels cut their work into ranges and run them here.
-//  - Only ops that move at least kMinChunkBytes per extra thread are split: waking a worker
-//    costs microseconds, and small ops (the dispatch chain) stay on the calling thread.
+//  - Only ops that move at least kMinChunkBytes per thread are split (compute-heavy ones count
+//    their work as more bytes): waking a worker costs microseconds, and below about 8 MiB per
+//    thread the data sits in caches that one core already drains fast (add of 2^20 floats,
+//    12 MiB: the same 200 us on one thread or two; 2^21: 540 -> 430 us).
 //  - Results never depend on the thread count: every output element is computed by one thread
 //    in the same order as on one thread, and a reduction to a single value folds fixed-size
 //    blocks whose partial results are combined in block order.
@@ -24,7 +26,7 @@
 namespace eagle::cpu {
 
 // Ops below this many bytes moved per chunk run on the calling thread.
-inline constexpr std::int64_t kMinChunkBytes = std::int64_t{512} << 10;
+inline constexpr std::int64_t kMinChunkBytes = std::int64_t{8} << 20;
 
 // The number of threads an op may use (>= 1): the configured count, or else the CPUs this
 // process may run on.
@@ -41,7 +43,8 @@ void run_chunks(std::int64_t chunks, void (*run)(void*, std::int64_t), void* con
 }  // namespace detail
 
 // Calls body(begin, end) on disjoint ranges that cover [0, n), possibly in parallel. `item_bytes`
-// is the memory one item moves (it decides how many threads are worth waking); range starts are
+// is the memory one item moves, times its compute weight (it decides how many threads are worth
+// waking); range starts are
 // multiples of `align` items (outputs of different threads never share a cache line).
 template <class F>
 void parallel_for(std::int64_t n, std::int64_t item_bytes, F&& body, std::int64_t align = 1) {
