@@ -96,9 +96,9 @@ def size_of(case, label_text):
 
 def reps(case, size, quick):
     """Timed repetitions: 30 (10 quick); fewer where one repetition takes seconds on 2 cores.
-    --quick times a chain 5 times: a JAX chain of 10,000 ops takes about a second."""
+    --quick times a chain 3 times: a JAX chain of 10,000 ops takes about a second."""
     if quick and case.startswith("dispatch_chain"):
-        return 5
+        return 3
     if case == "matmul_f32":
         flops = 2 * size[0] * size[1] ** 3
         if flops > 1e12:

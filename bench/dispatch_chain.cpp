@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
   const int threads = opt.threads_or_available();
   eagle::config::threading::set_intra_op_parallelism_threads(threads);
-  const int reps = opt.reps_or(30, 5);  // 5 with --quick, as bench/cpu_cases.py
+  const int reps = opt.reps_or(30, 3);  // 3 with --quick, as bench/cpu_cases.py
   const int warmup = opt.warmup_or(2, 1);
   eagle::debugging::set_log_device_placement(false);
 

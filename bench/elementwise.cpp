@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   constexpr float kAlpha = 0.5f;  // AXPY_ALPHA in bench/cpu_cases.py
   for (const int log2n : {12, 20, 24, 26}) {
     const std::int64_t n = std::int64_t{1} << log2n;
-    if (!opt.selected("elementwise_add", n)) continue;
+    if (!opt.selected("elementwise_add", n) || (opt.quick && log2n > 20)) continue;
     const auto un = static_cast<std::size_t>(n);
     // At least ~4M elements' worth of work per timed repetition, so tiny sizes are measurable.
     const int inner = static_cast<int>(std::max<std::int64_t>(1, (std::int64_t{1} << 22) / n));
