@@ -768,6 +768,8 @@ TEST_CASE("broadcasting matches xtensor on higher ranks", "[ops][broadcast]") {
       {{3, 1, 2, 1, 2}, {2, 1, 2, 1}},
       {{2, 2, 2, 2, 2, 2, 2, 2}, {2, 1, 2, 1, 2, 1, 2}},
       {{6, 1}, {6}},
+      {{2, 3}, {1, 2, 3}},  // same count, size-1 dimensions added: one flat loop
+      {{4, 1}, {1, 4, 1}},
   }));
   INFO(shape_of(sa).to_string() << " op " << shape_of(sb).to_string());
   const xt::xarray<double> a = arange_array(sa, 1, 1);

@@ -113,9 +113,18 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
   constexpr std::int64_t kItemBytes = (2 * sizeof(In) + sizeof(Out)) * functor_cost<F>::value;
   // Range starts 64 items apart: threads never write to the same cache line.
   constexpr std::int64_t kAlign = 64;
-  if (xs == ys) {
+  // An input with the output's element count has its flat layout (broadcasting only added size-1
+  // dimensions) and is walked with stride 1; a single value is broadcast with stride 0. When both
+  // inputs are one or the other, the op is one flat loop.
+  const auto flat_stride = [&](const Shape& s) -> std::int64_t {
+    if (s == os) return 1;
+    const std::int64_t count = s.num_elements();
+    return count == n ? 1 : count == 1 ? 0 : -1;
+  };
+  const std::int64_t step_x = flat_stride(xs), step_y = flat_stride(ys);
+  if (step_x >= 0 && step_y >= 0) {
 #if defined(__SSE2__)
-    if (n * kItemBytes >= detail::streaming_threshold_bytes()) {
+    if (step_x == 1 && step_y == 1 && n * kItemBytes >= detail::streaming_threshold_bytes()) {
       return parallel_for(
           n, kItemBytes,
           [&](std::int64_t b, std::int64_t e) {
@@ -127,23 +136,7 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
     return parallel_for(
         n, kItemBytes,
         [&](std::int64_t b, std::int64_t e) {
-          detail::inner_loop(x + b, 1, y + b, 1, out + b, e - b, f);
-        },
-        kAlign);
-  }
-  if (xs.num_elements() == 1) {
-    return parallel_for(
-        n, kItemBytes,
-        [&](std::int64_t b, std::int64_t e) {
-          detail::inner_loop(x, 0, y + b, 1, out + b, e - b, f);
-        },
-        kAlign);
-  }
-  if (ys.num_elements() == 1) {
-    return parallel_for(
-        n, kItemBytes,
-        [&](std::int64_t b, std::int64_t e) {
-          detail::inner_loop(x + b, 1, y, 0, out + b, e - b, f);
+          detail::inner_loop(x + b * step_x, step_x, y + b * step_y, step_y, out + b, e - b, f);
         },
         kAlign);
   }
@@ -210,8 +203,7 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
     }
   };
   // Whole rows per thread unless rows are shorter than a cache line.
-  parallel_for(n / inner, inner * kItemBytes, rows,
-               std::max<std::int64_t>(1, kAlign / std::max<std::int64_t>(inner, 1)));
+  parallel_for(n / inner, inner * kItemBytes, rows, std::max<std::int64_t>(1, kAlign / inner));
 }
 
 }  // namespace eagle::cpu
