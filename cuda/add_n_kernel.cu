@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -41,32 +41,31 @@ __global__ void add_inputs(InputPointers<S> inputs, S* out, std::int64_t n) {
 
 template <class T>
 struct AddNKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
+    const std::int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
     S* o = out->data<S>();
     const unsigned int grid = grid_size(n, scope.device());
     int next = 0;
-    while (next < ctx.num_inputs) {
+    while (next < ctx.num_inputs()) {
       InputPointers<S> batch{};
       if (next > 0) batch.data[batch.count++] = o;  // the running sum; read and written per i
-      while (batch.count < kInputsPerLaunch && next < ctx.num_inputs) {
+      while (batch.count < kInputsPerLaunch && next < ctx.num_inputs()) {
         batch.data[batch.count++] = ctx.input(next++).data<const S>();
       }
       add_inputs<S><<<grid, kBlockSize, 0, scope.stream()>>>(batch, o, n);
       check_launch("add_inputs");
     }
-    return Tensor(std::move(out));
   }
 };
 
 }  // namespace
 
 void register_add_n_kernels(runtime::KernelTable& table) {
-  cpu::add_kernels<AddNKernel>(table, OpId::kAddN, cpu::NumericTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kAddN, DeviceType::kGPU, AddNKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -10,10 +10,10 @@
 
 #include "cpu/numeric.hpp"
 #include "cpu/philox.hpp"
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -151,48 +151,45 @@ __global__ void cast_values(const From* __restrict__ in, To* __restrict__ out, s
 
 template <class T>
 struct ConstKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::ConstAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::ConstAttrs>();
     // Through pinned staging on the device's stream: returns before the copy has landed.
-    ctx.device.copy_from_host(out->data(), attrs.host_data, out->bytes());
-    return Tensor(std::move(out));
+    ctx.device().copy_from_host(out->data(), attrs.host_data, out->bytes());
   }
 };
 
 template <class T>
 struct FillKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
+    const std::int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
     // The value is converted on the host with the CPU's rules, then its bits are broadcast.
-    const T host_value = cpu::convert<T>(static_cast<const ops::FillAttrs*>(ctx.attrs)->value);
+    const T host_value = cpu::convert<T>(ctx.attrs<ops::FillAttrs>().value);
     S value;
     static_assert(sizeof(S) == sizeof(T));
     std::memcpy(static_cast<void*>(&value), &host_value, sizeof value);
     fill_values<S>
         <<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, value);
     check_launch("fill_values");
-    return Tensor(std::move(out));
   }
 };
 
 template <class T>
 struct RangeKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
-    const auto& attrs = *static_cast<const ops::RangeAttrs*>(ctx.attrs);
+    const std::int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
+    const auto& attrs = ctx.attrs<ops::RangeAttrs>();
     range_values<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
         out->data<S>(), n, attrs.start, attrs.delta);
     check_launch("range_values");
-    return Tensor(std::move(out));
   }
 };
 
@@ -201,13 +198,13 @@ template <bool kNormal>
 struct Random {
   template <class T>
   struct Kernel {
-    static Tensor run(const KernelContext& ctx) {
+    static void run(KernelContext& ctx) {
       using S = storage_t<T>;
       const LaunchScope scope(ctx);
       auto out = ctx.allocate_output();
-      const std::int64_t n = ctx.output_shape.num_elements();
-      if (n == 0) return Tensor(std::move(out));
-      const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+      const std::int64_t n = ctx.output_shape().num_elements();
+      if (n == 0) return;
+      const auto& attrs = ctx.attrs<ops::RandomAttrs>();
       const unsigned int grid = grid_size((n + 3) / 4, scope.device());
       if constexpr (kNormal) {
         normal_values<S><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, attrs.seed,
@@ -217,52 +214,47 @@ struct Random {
                                                                    attrs.a, attrs.b);
       }
       check_launch(kNormal ? "normal_values" : "uniform_values");
-      return Tensor(std::move(out));
     }
   };
 };
 
 template <class From>
 struct CastKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using SFrom = storage_t<From>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
+    const std::int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
     const SFrom* in = ctx.input(0).data<const SFrom>();
-    visit_dtype(ctx.output_dtype, [&](auto tag) {
+    visit_dtype(ctx.output_dtype(), [&](auto tag) {
       using STo = storage_t<decltype(tag)>;
       cast_values<SFrom, STo><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
           in, out->data<STo>(), n);
       return 0;
     });
     check_launch("cast_values");
-    return Tensor(std::move(out));
   }
 };
 
 // The input is already on this device (the dispatcher copied it): share its bytes.
 template <class T>
 struct IdentityKernel {
-  static Tensor run(const KernelContext& ctx) {
-    return Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape));
+  static void run(KernelContext& ctx) {
+    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
   }
 };
 
 }  // namespace
 
 void register_creation_kernels(runtime::KernelTable& table) {
-  using cpu::add_kernels;
-  add_kernels<ConstKernel>(table, OpId::kConst, cpu::AllTypes{}, DeviceType::kGPU);
-  add_kernels<FillKernel>(table, OpId::kFill, cpu::AllTypes{}, DeviceType::kGPU);
-  add_kernels<RangeKernel>(table, OpId::kRange, cpu::NumericTypes{}, DeviceType::kGPU);
-  add_kernels<Random<false>::Kernel>(table, OpId::kRandomUniform, cpu::NumericTypes{},
-                                     DeviceType::kGPU);
-  add_kernels<Random<true>::Kernel>(table, OpId::kRandomStandardNormal, cpu::FloatingTypes{},
-                                    DeviceType::kGPU);
-  add_kernels<CastKernel>(table, OpId::kCast, cpu::AllTypes{}, DeviceType::kGPU);
-  add_kernels<IdentityKernel>(table, OpId::kIdentity, cpu::AllTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kConst, DeviceType::kGPU, ConstKernel>(table);
+  kernels::register_op<OpId::kFill, DeviceType::kGPU, FillKernel>(table);
+  kernels::register_op<OpId::kRange, DeviceType::kGPU, RangeKernel>(table);
+  kernels::register_op<OpId::kRandomUniform, DeviceType::kGPU, Random<false>::Kernel>(table);
+  kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kGPU, Random<true>::Kernel>(table);
+  kernels::register_op<OpId::kCast, DeviceType::kGPU, CastKernel>(table);
+  kernels::register_op<OpId::kIdentity, DeviceType::kGPU, IdentityKernel>(table);
 }
 
 }  // namespace eagle::cuda

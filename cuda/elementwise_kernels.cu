@@ -7,11 +7,11 @@
 #include <type_traits>
 
 #include "broadcast_plan.hpp"
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 #include "vector_pack.cuh"
 
@@ -285,7 +285,7 @@ DeviceBroadcastPlan<Index> to_device_plan(const BroadcastPlan& plan) {
 }
 
 template <class T, class Fn>
-Tensor binary_kernel(const KernelContext& ctx) {
+void binary_kernel(KernelContext& ctx) {
   using S = storage_t<T>;
   using Out = std::conditional_t<Fn::kPredicate, bool, S>;
   const LaunchScope scope(ctx);
@@ -295,8 +295,8 @@ Tensor binary_kernel(const KernelContext& ctx) {
     check_no_negative_exponent<S>(scope, y);
   }
   auto out = ctx.allocate_output();
-  const std::int64_t n = ctx.output_shape.num_elements();
-  if (n == 0) return Tensor(std::move(out));
+  const std::int64_t n = ctx.output_shape().num_elements();
+  if (n == 0) return;
   const S* a = x.data<const S>();
   const S* b = y.data<const S>();
   Out* o = out->data<Out>();
@@ -313,7 +313,7 @@ Tensor binary_kernel(const KernelContext& ctx) {
   } else if (aligned && na == n && nb == 1) {
     binary_contiguous<S, Out, Fn, false, true><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
   } else {
-    const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), ctx.output_shape);
+    const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), ctx.output_shape());
     const unsigned int grid = grid_size(n, scope.device());
     // 32-bit indices when i + grid stride cannot overflow them.
     if (n + std::int64_t{grid} * kBlockSize < (std::int64_t{1} << 32)) {
@@ -325,62 +325,59 @@ Tensor binary_kernel(const KernelContext& ctx) {
     }
   }
   check_launch("binary elementwise kernel");
-  return Tensor(std::move(out));
 }
 
 template <class T, class Fn>
-Tensor unary_kernel(const KernelContext& ctx) {
+void unary_kernel(KernelContext& ctx) {
   using S = storage_t<T>;
   const LaunchScope scope(ctx);
   const runtime::TensorImpl& x = ctx.input(0);
   auto out = ctx.allocate_output();
-  const std::int64_t n = ctx.output_shape.num_elements();
-  if (n == 0) return Tensor(std::move(out));
+  const std::int64_t n = ctx.output_shape().num_elements();
+  if (n == 0) return;
   // Storage is 256-byte aligned (BfcAllocator), so packs always apply to whole tensors.
   unary_contiguous<S, Fn><<<grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device()),
                             kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<S>(), n);
   check_launch("unary elementwise kernel");
-  return Tensor(std::move(out));
 }
 
-template <class Fn, class... Ts>
-void add_binary(KernelTable& table, OpId op, cpu::TypeList<Ts...>) {
-  (table.add(op, DeviceType::kGPU, dtype_of_v<Ts>, &binary_kernel<Ts, Fn>), ...);
+template <OpId kOp, class Fn>
+void add_binary(KernelTable& table) {
+  kernels::register_op<kOp, DeviceType::kGPU>(
+      table, [](auto tag) -> runtime::KernelFn { return &binary_kernel<decltype(tag), Fn>; });
 }
-template <class Fn, class... Ts>
-void add_unary(KernelTable& table, OpId op, cpu::TypeList<Ts...>) {
-  (table.add(op, DeviceType::kGPU, dtype_of_v<Ts>, &unary_kernel<Ts, Fn>), ...);
+template <OpId kOp, class Fn>
+void add_unary(KernelTable& table) {
+  kernels::register_op<kOp, DeviceType::kGPU>(
+      table, [](auto tag) -> runtime::KernelFn { return &unary_kernel<decltype(tag), Fn>; });
 }
 
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-  using Numeric = cpu::NumericTypes;
-  using Floating = cpu::FloatingTypes;
-  using All = cpu::AllTypes;
-  add_binary<AddFn>(table, OpId::kAddV2, Numeric{});
-  add_binary<SubFn>(table, OpId::kSub, Numeric{});
-  add_binary<MulFn>(table, OpId::kMul, Numeric{});
-  add_binary<DivFn>(table, OpId::kRealDiv, Floating{});
-  add_binary<MaxFn>(table, OpId::kMaximum, Numeric{});
-  add_binary<MinFn>(table, OpId::kMinimum, Numeric{});
-  add_binary<PowFn>(table, OpId::kPow, Numeric{});
-  add_binary<EqualFn>(table, OpId::kEqual, All{});
-  add_binary<NotEqualFn>(table, OpId::kNotEqual, All{});
-  add_binary<LessFn>(table, OpId::kLess, Numeric{});
-  add_binary<LessEqualFn>(table, OpId::kLessEqual, Numeric{});
-  add_binary<GreaterFn>(table, OpId::kGreater, Numeric{});
-  add_binary<GreaterEqualFn>(table, OpId::kGreaterEqual, Numeric{});
+  add_binary<OpId::kAddV2, AddFn>(table);
+  add_binary<OpId::kSub, SubFn>(table);
+  add_binary<OpId::kMul, MulFn>(table);
+  add_binary<OpId::kRealDiv, DivFn>(table);
+  add_binary<OpId::kMaximum, MaxFn>(table);
+  add_binary<OpId::kMinimum, MinFn>(table);
+  add_binary<OpId::kPow, PowFn>(table);
+  add_binary<OpId::kEqual, EqualFn>(table);
+  add_binary<OpId::kNotEqual, NotEqualFn>(table);
+  add_binary<OpId::kLess, LessFn>(table);
+  add_binary<OpId::kLessEqual, LessEqualFn>(table);
+  add_binary<OpId::kGreater, GreaterFn>(table);
+  add_binary<OpId::kGreaterEqual, GreaterEqualFn>(table);
 
-  add_unary<NegFn>(table, OpId::kNeg, Numeric{});
-  add_unary<AbsFn>(table, OpId::kAbs, Numeric{});
-  add_unary<ExpFn>(table, OpId::kExp, Floating{});
-  add_unary<LogFn>(table, OpId::kLog, Floating{});
-  add_unary<SqrtFn>(table, OpId::kSqrt, Floating{});
-  add_unary<SquareFn>(table, OpId::kSquare, Numeric{});
-  add_unary<ReluFn>(table, OpId::kRelu, Numeric{});
-  add_unary<SigmoidFn>(table, OpId::kSigmoid, Floating{});
-  add_unary<TanhFn>(table, OpId::kTanh, Floating{});
+  add_unary<OpId::kNeg, NegFn>(table);
+  add_unary<OpId::kAbs, AbsFn>(table);
+  add_unary<OpId::kExp, ExpFn>(table);
+  add_unary<OpId::kLog, LogFn>(table);
+  add_unary<OpId::kSqrt, SqrtFn>(table);
+  add_unary<OpId::kSquare, SquareFn>(table);
+  add_unary<OpId::kRelu, ReluFn>(table);
+  add_unary<OpId::kSigmoid, SigmoidFn>(table);
+  add_unary<OpId::kTanh, TanhFn>(table);
 }
 
 }  // namespace eagle::cuda

@@ -18,7 +18,7 @@ namespace eagle::cuda {
 class LaunchScope {
  public:
   explicit LaunchScope(const runtime::KernelContext& ctx)
-      : device_(static_cast<CudaDevice&>(ctx.device)), guard_(device_.ordinal()) {
+      : device_(static_cast<CudaDevice&>(ctx.device())), guard_(device_.ordinal()) {
     guard_.check();
   }
   CudaDevice& device() const { return device_; }

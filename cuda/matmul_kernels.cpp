@@ -13,11 +13,11 @@
 #include <mutex>
 #include <vector>
 
-#include "cpu/type_lists.hpp"
 #include "cublas_library.hpp"
 #include "cuda_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "matmul_plan.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/flags.hpp"
@@ -61,18 +61,18 @@ int to_int(std::int64_t v, const char* what) {
 
 template <class T>
 struct MatMulKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::MatMulAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::MatMulAttrs>();
     const runtime::TensorImpl& a = ctx.input(0);
     const runtime::TensorImpl& b = ctx.input(1);
     const MatmulPlan plan = make_matmul_plan(a.shape(), b.shape(), attrs.transpose_a,
-                                             attrs.transpose_b, ctx.output_shape);
-    if (plan.m == 0 || plan.n == 0 || plan.batch == 0) return Tensor(std::move(out));
+                                             attrs.transpose_b, ctx.output_shape());
+    if (plan.m == 0 || plan.n == 0 || plan.batch == 0) return;
     if (plan.k == 0) {  // an empty sum: zeros
       EAGLE_CUDA_CHECK(cudaMemsetAsync(out->data(), 0, out->bytes(), scope.stream()));
-      return Tensor(std::move(out));
+      return;
     }
     const GemmTypes types = gemm_types<T>();
     const double alpha64 = 1.0, beta64 = 0.0;
@@ -135,7 +135,6 @@ struct MatMulKernel {
             plan.stride_out, count, types.compute, CUBLAS_GEMM_DEFAULT));
       }
     }
-    return Tensor(std::move(out));
   }
 };
 
@@ -143,10 +142,8 @@ struct MatMulKernel {
 
 void register_matmul_kernels(runtime::KernelTable& table) {
   // No integer GEMM on the GPU (Note [GPU kernel set]): integer matmuls run on the CPU.
-  using cpu::add_kernels;
-  using cpu::FloatingTypes;
-  add_kernels<MatMulKernel>(table, OpId::kMatMul, FloatingTypes{}, DeviceType::kGPU);
-  add_kernels<MatMulKernel>(table, OpId::kBatchMatMulV2, FloatingTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kMatMul, DeviceType::kGPU, MatMulKernel>(table);
+  kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kGPU, MatMulKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -15,11 +15,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
 #include "ops/attrs.hpp"
 #include "reduction_plan.hpp"
@@ -356,20 +356,19 @@ template <template <class> class OpOf>
 struct Reduce {
   template <class T>
   struct Kernel {
-    static Tensor run(const KernelContext& ctx) {
+    static void run(KernelContext& ctx) {
       using S = storage_t<T>;
       using Op = OpOf<compute_of_t<S>>;
       const LaunchScope scope(ctx);
       auto out = ctx.allocate_output();
       const runtime::TensorImpl& x = ctx.input(0);
-      const ReductionPlan plan =
-          make_reduction_plan(x.shape(), static_cast<const ops::ReduceAttrs*>(ctx.attrs)->axes);
+      const ReductionPlan plan = make_reduction_plan(x.shape(), ctx.attrs<ops::ReduceAttrs>().axes);
       S* o = out->data<S>();
       switch (plan.kind) {
         case ReductionPlan::Kind::kNothingToWrite:
           break;
         case ReductionPlan::Kind::kIdentity: {
-          const std::int64_t n = ctx.output_shape.num_elements();
+          const std::int64_t n = ctx.output_shape().num_elements();
           fill_empty<Op, S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(o, n);
           check_launch("fill_empty");
           break;
@@ -390,25 +389,24 @@ struct Reduce {
           }
           break;
       }
-      return Tensor(std::move(out));
     }
   };
 };
 
 template <class T>
 struct ArgMaxKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    const int axis = static_cast<const ops::AxisAttrs*>(ctx.attrs)->axis;
+    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
     std::int64_t outer = 1;
     std::int64_t inner = 1;
     for (int a = 0; a < axis; ++a) outer *= x.shape()[a];
     for (int a = axis + 1; a < x.shape().rank(); ++a) inner *= x.shape()[a];
     const std::int64_t length = x.shape()[axis];  // > 0: the op refuses an empty axis
-    if (outer * inner == 0) return Tensor(std::move(out));
+    if (outer * inner == 0) return;
     std::int64_t* o = out->data<std::int64_t>();
     if (inner == 1) {
       if (outer > 0x7fffffff) throw InternalError("argmax: more than 2^31 - 1 rows");
@@ -422,20 +420,17 @@ struct ArgMaxKernel {
               x.data<const S>(), outer, length, inner, o);
       check_launch("argmax_columns");
     }
-    return Tensor(std::move(out));
   }
 };
 
 }  // namespace
 
 void register_reduction_kernels(runtime::KernelTable& table) {
-  using cpu::add_kernels;
-  using cpu::NumericTypes;
-  add_kernels<Reduce<SumOp>::Kernel>(table, OpId::kSum, NumericTypes{}, DeviceType::kGPU);
-  add_kernels<Reduce<MeanOp>::Kernel>(table, OpId::kMean, NumericTypes{}, DeviceType::kGPU);
-  add_kernels<Reduce<MaxOp>::Kernel>(table, OpId::kMax, NumericTypes{}, DeviceType::kGPU);
-  add_kernels<Reduce<MinOp>::Kernel>(table, OpId::kMin, NumericTypes{}, DeviceType::kGPU);
-  add_kernels<ArgMaxKernel>(table, OpId::kArgMax, NumericTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kSum, DeviceType::kGPU, Reduce<SumOp>::Kernel>(table);
+  kernels::register_op<OpId::kMean, DeviceType::kGPU, Reduce<MeanOp>::Kernel>(table);
+  kernels::register_op<OpId::kMax, DeviceType::kGPU, Reduce<MaxOp>::Kernel>(table);
+  kernels::register_op<OpId::kMin, DeviceType::kGPU, Reduce<MinOp>::Kernel>(table);
+  kernels::register_op<OpId::kArgMax, DeviceType::kGPU, ArgMaxKernel>(table);
 }
 
 }  // namespace eagle::cuda

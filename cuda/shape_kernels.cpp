@@ -1,8 +1,8 @@
 // Kernel-table entries of the shape ops on CUDA devices. Reshape, ExpandDims and Squeeze only
 // relabel the bytes (tensors are immutable); Transpose, ConcatV2 and Slice move them
 // (layout_kernels.cu).
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
+#include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -16,64 +16,57 @@ using runtime::OpId;
 
 template <class T>
 struct AliasKernel {
-  static Tensor run(const KernelContext& ctx) {
-    return Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape));
+  static void run(KernelContext& ctx) {
+    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
   }
 };
 
 template <class T>
 struct TransposeKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    launch_transpose(scope, x.data(), x.shape(),
-                     static_cast<const ops::TransposeAttrs*>(ctx.attrs)->perm, sizeof(T),
+    launch_transpose(scope, x.data(), x.shape(), ctx.attrs<ops::TransposeAttrs>().perm, sizeof(T),
                      out->data());
-    return Tensor(std::move(out));
   }
 };
 
 template <class T>
 struct ConcatKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     std::vector<const void*> data;
     std::vector<Shape> shapes;
-    for (int i = 0; i < ctx.num_inputs; ++i) {
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
       data.push_back(ctx.input(i).data());
       shapes.push_back(ctx.input(i).shape());
     }
-    launch_concat(scope, data, shapes, static_cast<const ops::AxisAttrs*>(ctx.attrs)->axis,
-                  sizeof(T), out->data());
-    return Tensor(std::move(out));
+    launch_concat(scope, data, shapes, ctx.attrs<ops::AxisAttrs>().axis, sizeof(T), out->data());
   }
 };
 
 template <class T>
 struct SliceKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    launch_slice(scope, x.data(), x.shape(), static_cast<const ops::SliceAttrs*>(ctx.attrs)->begin,
-                 ctx.output_shape, sizeof(T), out->data());
-    return Tensor(std::move(out));
+    launch_slice(scope, x.data(), x.shape(), ctx.attrs<ops::SliceAttrs>().begin, ctx.output_shape(),
+                 sizeof(T), out->data());
   }
 };
 
 }  // namespace
 
 void register_shape_kernels(runtime::KernelTable& table) {
-  using cpu::add_kernels;
-  using cpu::AllTypes;
-  add_kernels<AliasKernel>(table, OpId::kReshape, AllTypes{}, DeviceType::kGPU);
-  add_kernels<AliasKernel>(table, OpId::kExpandDims, AllTypes{}, DeviceType::kGPU);
-  add_kernels<AliasKernel>(table, OpId::kSqueeze, AllTypes{}, DeviceType::kGPU);
-  add_kernels<TransposeKernel>(table, OpId::kTranspose, AllTypes{}, DeviceType::kGPU);
-  add_kernels<ConcatKernel>(table, OpId::kConcatV2, AllTypes{}, DeviceType::kGPU);
-  add_kernels<SliceKernel>(table, OpId::kSlice, AllTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kReshape, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<OpId::kExpandDims, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<OpId::kSqueeze, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<OpId::kTranspose, DeviceType::kGPU, TransposeKernel>(table);
+  kernels::register_op<OpId::kConcatV2, DeviceType::kGPU, ConcatKernel>(table);
+  kernels::register_op<OpId::kSlice, DeviceType::kGPU, SliceKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <limits>
 
-#include "cpu/type_lists.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -104,13 +104,13 @@ __global__ void softmax_block_rows(const S* __restrict__ in, S* __restrict__ out
 
 template <class T>
 struct SoftmaxKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const Shape& shape = ctx.output_shape;
+    const Shape& shape = ctx.output_shape();
     const std::int64_t n = shape.num_elements();
-    if (n == 0) return Tensor(std::move(out));
+    if (n == 0) return;
     const std::int64_t length = shape.rank() == 0 ? 1 : shape[shape.rank() - 1];
     const std::int64_t rows = n / length;
     const S* x = ctx.input(0).data<const S>();
@@ -124,14 +124,13 @@ struct SoftmaxKernel {
           <<<static_cast<unsigned>(rows), 512, 0, scope.stream()>>>(x, out->data<S>(), length);
       check_launch("softmax_block_rows");
     }
-    return Tensor(std::move(out));
   }
 };
 
 }  // namespace
 
 void register_softmax_kernels(runtime::KernelTable& table) {
-  cpu::add_kernels<SoftmaxKernel>(table, OpId::kSoftmax, cpu::FloatingTypes{}, DeviceType::kGPU);
+  kernels::register_op<OpId::kSoftmax, DeviceType::kGPU, SoftmaxKernel>(table);
 }
 
 }  // namespace eagle::cuda

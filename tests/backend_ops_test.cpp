@@ -43,8 +43,7 @@
 #include "eagle/eagle.hpp"
 #include "real_gpu.hpp"
 #include "runtime/context.hpp"
-#include "runtime/gpu_kernel_set.hpp"
-#include "runtime/op_id.hpp"
+#include "ops/op_defs.hpp"
 #include "test_support.hpp"
 
 namespace {

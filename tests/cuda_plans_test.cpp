@@ -21,7 +21,7 @@
 #include "gather_plan.hpp"
 #include "matmul_plan.hpp"
 #include "reduction_plan.hpp"
-#include "runtime/gpu_kernel_set.hpp"
+#include "ops/op_defs.hpp"
 #include "runtime/kernel_table.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "memory/bfc_allocator.hpp"
-#include "runtime/gpu_kernel_set.hpp"
+#include "ops/op_defs.hpp"
 #include "simulated/simulated_gpu_kernels.hpp"
 #include "simulated/simulated_gpu_platform.hpp"
 #include "simulated/simulated_gpu_spec.hpp"

@@ -7,49 +7,47 @@
 #include "cpu/numeric.hpp"
 #include "cpu/philox.hpp"
 #include "cpu/register_kernels.hpp"
-#include "cpu/type_lists.hpp"
+#include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
 namespace {
 
+using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
 template <class T>
 struct ConstKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::ConstAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::ConstAttrs>();
     if (out->bytes()) std::memcpy(out->data(), attrs.host_data, out->bytes());
-    return Tensor(std::move(out));
   }
 };
 
 template <class T>
 struct FillKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const T value = convert<T>(static_cast<const ops::FillAttrs*>(ctx.attrs)->value);
+    const T value = convert<T>(ctx.attrs<ops::FillAttrs>().value);
     T* o = out->data<T>();
-    const std::int64_t n = ctx.output_shape.num_elements();
+    const std::int64_t n = ctx.output_shape().num_elements();
     for (std::int64_t i = 0; i < n; ++i) o[i] = value;
-    return Tensor(std::move(out));
   }
 };
 
 template <class T>
 struct RangeKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::RangeAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::RangeAttrs>();
     T* o = out->data<T>();
-    const std::int64_t n = ctx.output_shape.num_elements();
+    const std::int64_t n = ctx.output_shape().num_elements();
     for (std::int64_t i = 0; i < n; ++i) {
       o[i] = convert<T>(attrs.start + static_cast<double>(i) * attrs.delta);
     }
-    return Tensor(std::move(out));
   }
 };
 
@@ -77,11 +75,11 @@ T below_maxval(T v, const ops::RandomAttrs& attrs) {
 // words, so block b holds elements 2b and 2b+1. The same mapping must hold on every backend.
 template <class T>
 struct RandomUniformKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
     T* o = out->data<T>();
-    const std::int64_t n = ctx.output_shape.num_elements();
+    const std::int64_t n = ctx.output_shape().num_elements();
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::int64_t>) {
       for (std::int64_t b = 0; b * 2 < n; ++b) {
         const random::Block r = random::philox4x32_10(static_cast<std::uint64_t>(b), attrs.seed);
@@ -114,7 +112,6 @@ struct RandomUniformKernel {
         }
       }
     }
-    return Tensor(std::move(out));
   }
 };
 
@@ -122,11 +119,11 @@ struct RandomUniformKernel {
 // (float64).
 template <class T>
 struct RandomNormalKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::RandomAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
     T* o = out->data<T>();
-    const std::int64_t n = ctx.output_shape.num_elements();
+    const std::int64_t n = ctx.output_shape().num_elements();
     constexpr double kTwoPi = 6.283185307179586;
     const auto pair = [&](double u1, double u2, std::int64_t at) {
       const double r = std::sqrt(-2.0 * std::log(1.0 - u1));  // 1 - u1 is in (0, 1]
@@ -145,44 +142,42 @@ struct RandomNormalKernel {
         pair(random::uniform_float(r[2]), random::uniform_float(r[3]), b * 4 + 2);
       }
     }
-    return Tensor(std::move(out));
   }
 };
 
 template <class From>
 struct CastKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const From* in = ctx.input(0).data<const From>();
-    const std::int64_t n = ctx.output_shape.num_elements();
-    visit_dtype(ctx.output_dtype, [&](auto tag) {
+    const std::int64_t n = ctx.output_shape().num_elements();
+    visit_dtype(ctx.output_dtype(), [&](auto tag) {
       using To = decltype(tag);
       To* o = out->data<To>();
       for (std::int64_t i = 0; i < n; ++i) o[i] = convert<To>(in[i]);
       return 0;
     });
-    return Tensor(std::move(out));
   }
 };
 
 // The input is already on the op's device (the dispatcher copied it): share its bytes.
 template <class T>
 struct IdentityKernel {
-  static Tensor run(const KernelContext& ctx) {
-    return Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape));
+  static void run(KernelContext& ctx) {
+    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
   }
 };
 
 }  // namespace
 
 void register_creation_kernels(runtime::KernelTable& table) {
-  add_kernels<ConstKernel>(table, OpId::kConst, AllTypes{});
-  add_kernels<FillKernel>(table, OpId::kFill, AllTypes{});
-  add_kernels<RangeKernel>(table, OpId::kRange, NumericTypes{});
-  add_kernels<RandomUniformKernel>(table, OpId::kRandomUniform, NumericTypes{});
-  add_kernels<RandomNormalKernel>(table, OpId::kRandomStandardNormal, FloatingTypes{});
-  add_kernels<CastKernel>(table, OpId::kCast, AllTypes{});
-  add_kernels<IdentityKernel>(table, OpId::kIdentity, AllTypes{});
+  kernels::register_op<OpId::kConst, DeviceType::kCPU, ConstKernel>(table);
+  kernels::register_op<OpId::kFill, DeviceType::kCPU, FillKernel>(table);
+  kernels::register_op<OpId::kRange, DeviceType::kCPU, RangeKernel>(table);
+  kernels::register_op<OpId::kRandomUniform, DeviceType::kCPU, RandomUniformKernel>(table);
+  kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kCPU, RandomNormalKernel>(table);
+  kernels::register_op<OpId::kCast, DeviceType::kCPU, CastKernel>(table);
+  kernels::register_op<OpId::kIdentity, DeviceType::kCPU, IdentityKernel>(table);
 }
 
 }  // namespace eagle::cpu

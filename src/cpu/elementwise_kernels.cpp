@@ -5,8 +5,8 @@
 #include "cpu/broadcast_loop.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
-#include "cpu/type_lists.hpp"
 #include "eagle/errors.hpp"
+#include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -117,7 +117,7 @@ struct GreaterEqualFn {
 };
 
 template <class T, class Fn>
-Tensor binary_kernel(const KernelContext& ctx) {
+void binary_kernel(KernelContext& ctx) {
   using C = compute_t<T>;
   using R = decltype(Fn{}(C{}, C{}));
   using Out = std::conditional_t<std::is_same_v<R, bool>, bool, T>;
@@ -131,8 +131,7 @@ Tensor binary_kernel(const KernelContext& ctx) {
   }
   auto out = ctx.allocate_output();
   broadcast_apply<T, Out>(x.data<const T>(), x.shape(), y.data<const T>(), y.shape(),
-                          out->data<Out>(), ctx.output_shape, Fn{});
-  return Tensor(std::move(out));
+                          out->data<Out>(), ctx.output_shape(), Fn{});
 }
 
 // ---- Unary
@@ -201,13 +200,13 @@ struct TanhFn {
 };
 
 template <class T, class Fn>
-Tensor unary_kernel(const KernelContext& ctx) {
+void unary_kernel(KernelContext& ctx) {
   using C = compute_t<T>;
   const runtime::TensorImpl& x = ctx.input(0);
   auto out = ctx.allocate_output();
   const T* __restrict in = x.data<const T>();
   T* __restrict o = out->data<T>();
-  const std::int64_t n = ctx.output_shape.num_elements();
+  const std::int64_t n = ctx.output_shape().num_elements();
   const Fn f{};
   parallel_for(
       n, 2 * sizeof(T) * functor_cost<Fn>::value,
@@ -215,50 +214,47 @@ Tensor unary_kernel(const KernelContext& ctx) {
         for (std::int64_t i = b; i < e; ++i) o[i] = convert<T>(f(C(in[i])));
       },
       64);
-  return Tensor(std::move(out));
 }
 
 // ---- Registration
 // ---------------------------------------------------------------------------------
-using Numeric = NumericTypes;
-using Floating = FloatingTypes;
-using All = AllTypes;
-
-template <class Fn, class... Ts>
-void add_binary(KernelTable& table, OpId op, TypeList<Ts...>) {
-  (table.add(op, DeviceType::kCPU, dtype_of_v<Ts>, &binary_kernel<Ts, Fn>), ...);
+template <OpId kOp, class Fn>
+void add_binary(KernelTable& table) {
+  kernels::register_op<kOp, DeviceType::kCPU>(
+      table, [](auto tag) -> runtime::KernelFn { return &binary_kernel<decltype(tag), Fn>; });
 }
-template <class Fn, class... Ts>
-void add_unary(KernelTable& table, OpId op, TypeList<Ts...>) {
-  (table.add(op, DeviceType::kCPU, dtype_of_v<Ts>, &unary_kernel<Ts, Fn>), ...);
+template <OpId kOp, class Fn>
+void add_unary(KernelTable& table) {
+  kernels::register_op<kOp, DeviceType::kCPU>(
+      table, [](auto tag) -> runtime::KernelFn { return &unary_kernel<decltype(tag), Fn>; });
 }
 
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-  add_binary<AddFn>(table, OpId::kAddV2, Numeric{});
-  add_binary<SubFn>(table, OpId::kSub, Numeric{});
-  add_binary<MulFn>(table, OpId::kMul, Numeric{});
-  add_binary<DivFn>(table, OpId::kRealDiv, Floating{});
-  add_binary<MaxFn>(table, OpId::kMaximum, Numeric{});
-  add_binary<MinFn>(table, OpId::kMinimum, Numeric{});
-  add_binary<PowFn>(table, OpId::kPow, Numeric{});
-  add_binary<EqualFn>(table, OpId::kEqual, All{});
-  add_binary<NotEqualFn>(table, OpId::kNotEqual, All{});
-  add_binary<LessFn>(table, OpId::kLess, Numeric{});
-  add_binary<LessEqualFn>(table, OpId::kLessEqual, Numeric{});
-  add_binary<GreaterFn>(table, OpId::kGreater, Numeric{});
-  add_binary<GreaterEqualFn>(table, OpId::kGreaterEqual, Numeric{});
+  add_binary<OpId::kAddV2, AddFn>(table);
+  add_binary<OpId::kSub, SubFn>(table);
+  add_binary<OpId::kMul, MulFn>(table);
+  add_binary<OpId::kRealDiv, DivFn>(table);
+  add_binary<OpId::kMaximum, MaxFn>(table);
+  add_binary<OpId::kMinimum, MinFn>(table);
+  add_binary<OpId::kPow, PowFn>(table);
+  add_binary<OpId::kEqual, EqualFn>(table);
+  add_binary<OpId::kNotEqual, NotEqualFn>(table);
+  add_binary<OpId::kLess, LessFn>(table);
+  add_binary<OpId::kLessEqual, LessEqualFn>(table);
+  add_binary<OpId::kGreater, GreaterFn>(table);
+  add_binary<OpId::kGreaterEqual, GreaterEqualFn>(table);
 
-  add_unary<NegFn>(table, OpId::kNeg, Numeric{});
-  add_unary<AbsFn>(table, OpId::kAbs, Numeric{});
-  add_unary<ExpFn>(table, OpId::kExp, Floating{});
-  add_unary<LogFn>(table, OpId::kLog, Floating{});
-  add_unary<SqrtFn>(table, OpId::kSqrt, Floating{});
-  add_unary<SquareFn>(table, OpId::kSquare, Numeric{});
-  add_unary<ReluFn>(table, OpId::kRelu, Numeric{});
-  add_unary<SigmoidFn>(table, OpId::kSigmoid, Floating{});
-  add_unary<TanhFn>(table, OpId::kTanh, Floating{});
+  add_unary<OpId::kNeg, NegFn>(table);
+  add_unary<OpId::kAbs, AbsFn>(table);
+  add_unary<OpId::kExp, ExpFn>(table);
+  add_unary<OpId::kLog, LogFn>(table);
+  add_unary<OpId::kSqrt, SqrtFn>(table);
+  add_unary<OpId::kSquare, SquareFn>(table);
+  add_unary<OpId::kRelu, ReluFn>(table);
+  add_unary<OpId::kSigmoid, SigmoidFn>(table);
+  add_unary<OpId::kTanh, TanhFn>(table);
 }
 
 }  // namespace eagle::cpu

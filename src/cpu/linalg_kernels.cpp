@@ -3,71 +3,69 @@
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "cpu/softmax.hpp"
-#include "cpu/type_lists.hpp"
+#include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
 namespace {
 
+using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
 template <class T>
 struct MatMulKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = *static_cast<const ops::MatMulAttrs*>(ctx.attrs);
+    const auto& attrs = ctx.attrs<ops::MatMulAttrs>();
     const runtime::TensorImpl& a = ctx.input(0);
     const runtime::TensorImpl& b = ctx.input(1);
     matmul<T>(a.data<const T>(), a.shape(), b.data<const T>(), b.shape(), attrs.transpose_a,
-              attrs.transpose_b, out->data<T>(), ctx.output_shape);
-    return Tensor(std::move(out));
+              attrs.transpose_b, out->data<T>(), ctx.output_shape());
   }
 };
 
 template <class T>
 struct AddNKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     using C = compute_t<T>;
     T* __restrict o = out->data<T>();
-    const std::int64_t n = ctx.output_shape.num_elements();
+    const std::int64_t n = ctx.output_shape().num_elements();
     const T* first = ctx.input(0).data<const T>();
     if constexpr (std::is_same_v<C, T>) {
       for (std::int64_t i = 0; i < n; ++i) o[i] = first[i];
-      for (int k = 1; k < ctx.num_inputs; ++k) {
+      for (int k = 1; k < ctx.num_inputs(); ++k) {
         const T* __restrict in = ctx.input(k).data<const T>();
         for (std::int64_t i = 0; i < n; ++i) o[i] = wrap_add(o[i], in[i]);
       }
     } else {  // one rounding at the end (Note [Half precision on the CPU])
       for (std::int64_t i = 0; i < n; ++i) {
         C sum = C(first[i]);
-        for (int k = 1; k < ctx.num_inputs; ++k) sum += C(ctx.input(k).data<const T>()[i]);
+        for (int k = 1; k < ctx.num_inputs(); ++k) sum += C(ctx.input(k).data<const T>()[i]);
         o[i] = T(sum);
       }
     }
-    return Tensor(std::move(out));
   }
 };
 
 template <class T>
 struct SoftmaxKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
     softmax<T>(x.data<const T>(), x.shape(), out->data<T>());
-    return Tensor(std::move(out));
   }
 };
 
 }  // namespace
 
 void register_linalg_kernels(runtime::KernelTable& table) {
-  add_kernels<MatMulKernel>(table, OpId::kMatMul, NumericTypes{});
-  add_kernels<MatMulKernel>(table, OpId::kBatchMatMulV2, NumericTypes{});
-  add_kernels<AddNKernel>(table, OpId::kAddN, NumericTypes{});
-  add_kernels<SoftmaxKernel>(table, OpId::kSoftmax, FloatingTypes{});
+  kernels::register_op<OpId::kMatMul, DeviceType::kCPU, MatMulKernel>(table);
+  kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kCPU, MatMulKernel>(table);
+  kernels::register_op<OpId::kAddN, DeviceType::kCPU, AddNKernel>(table);
+  kernels::register_op<OpId::kSoftmax, DeviceType::kCPU, SoftmaxKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -1,13 +1,14 @@
 // Kernel-table entries for Sum, Mean, Max, Min and ArgMax (the loops are in reduce.cpp).
 #include "cpu/reduce.hpp"
 #include "cpu/register_kernels.hpp"
-#include "cpu/type_lists.hpp"
+#include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
 namespace {
 
+using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
@@ -15,35 +16,33 @@ template <ReduceKind kKind>
 struct Reduce {
   template <class T>
   struct Kernel {
-    static Tensor run(const KernelContext& ctx) {
+    static void run(KernelContext& ctx) {
       auto out = ctx.allocate_output();
-      const auto& attrs = *static_cast<const ops::ReduceAttrs*>(ctx.attrs);
+      const auto& attrs = ctx.attrs<ops::ReduceAttrs>();
       const runtime::TensorImpl& x = ctx.input(0);
       reduce<T>(kKind, x.data<const T>(), x.shape(), attrs.axes, out->data<T>());
-      return Tensor(std::move(out));
     }
   };
 };
 
 template <class T>
 struct ArgMaxKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    argmax<T>(x.data<const T>(), x.shape(), static_cast<const ops::AxisAttrs*>(ctx.attrs)->axis,
+    argmax<T>(x.data<const T>(), x.shape(), ctx.attrs<ops::AxisAttrs>().axis,
               out->data<std::int64_t>());
-    return Tensor(std::move(out));
   }
 };
 
 }  // namespace
 
 void register_reduction_kernels(runtime::KernelTable& table) {
-  add_kernels<Reduce<ReduceKind::kSum>::Kernel>(table, OpId::kSum, NumericTypes{});
-  add_kernels<Reduce<ReduceKind::kMean>::Kernel>(table, OpId::kMean, NumericTypes{});
-  add_kernels<Reduce<ReduceKind::kMax>::Kernel>(table, OpId::kMax, NumericTypes{});
-  add_kernels<Reduce<ReduceKind::kMin>::Kernel>(table, OpId::kMin, NumericTypes{});
-  add_kernels<ArgMaxKernel>(table, OpId::kArgMax, NumericTypes{});
+  kernels::register_op<OpId::kSum, DeviceType::kCPU, Reduce<ReduceKind::kSum>::Kernel>(table);
+  kernels::register_op<OpId::kMean, DeviceType::kCPU, Reduce<ReduceKind::kMean>::Kernel>(table);
+  kernels::register_op<OpId::kMax, DeviceType::kCPU, Reduce<ReduceKind::kMax>::Kernel>(table);
+  kernels::register_op<OpId::kMin, DeviceType::kCPU, Reduce<ReduceKind::kMin>::Kernel>(table);
+  kernels::register_op<OpId::kArgMax, DeviceType::kCPU, ArgMaxKernel>(table);
 }
 
 }  // namespace eagle::cpu

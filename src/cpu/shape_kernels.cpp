@@ -2,70 +2,66 @@
 // bytes (tensors are immutable, so sharing is safe); Transpose, ConcatV2 and Slice move data.
 #include "cpu/layout.hpp"
 #include "cpu/register_kernels.hpp"
-#include "cpu/type_lists.hpp"
+#include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
 namespace {
 
+using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
 template <class T>
 struct AliasKernel {
-  static Tensor run(const KernelContext& ctx) {
-    return Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape));
+  static void run(KernelContext& ctx) {
+    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
   }
 };
 
 template <class T>
 struct TransposeKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    transpose(x.data(), x.shape(), static_cast<const ops::TransposeAttrs*>(ctx.attrs)->perm,
-              sizeof(T), out->data());
-    return Tensor(std::move(out));
+    transpose(x.data(), x.shape(), ctx.attrs<ops::TransposeAttrs>().perm, sizeof(T), out->data());
   }
 };
 
 template <class T>
 struct ConcatKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     std::vector<const void*> data;
     std::vector<Shape> shapes;
-    for (int i = 0; i < ctx.num_inputs; ++i) {
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
       data.push_back(ctx.input(i).data());
       shapes.push_back(ctx.input(i).shape());
     }
-    concat(data, shapes, static_cast<const ops::AxisAttrs*>(ctx.attrs)->axis, sizeof(T),
-           out->data());
-    return Tensor(std::move(out));
+    concat(data, shapes, ctx.attrs<ops::AxisAttrs>().axis, sizeof(T), out->data());
   }
 };
 
 template <class T>
 struct SliceKernel {
-  static Tensor run(const KernelContext& ctx) {
+  static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    slice(x.data(), x.shape(), static_cast<const ops::SliceAttrs*>(ctx.attrs)->begin,
-          ctx.output_shape, sizeof(T), out->data());
-    return Tensor(std::move(out));
+    slice(x.data(), x.shape(), ctx.attrs<ops::SliceAttrs>().begin, ctx.output_shape(), sizeof(T),
+          out->data());
   }
 };
 
 }  // namespace
 
 void register_shape_kernels(runtime::KernelTable& table) {
-  add_kernels<AliasKernel>(table, OpId::kReshape, AllTypes{});
-  add_kernels<AliasKernel>(table, OpId::kExpandDims, AllTypes{});
-  add_kernels<AliasKernel>(table, OpId::kSqueeze, AllTypes{});
-  add_kernels<TransposeKernel>(table, OpId::kTranspose, AllTypes{});
-  add_kernels<ConcatKernel>(table, OpId::kConcatV2, AllTypes{});
-  add_kernels<SliceKernel>(table, OpId::kSlice, AllTypes{});
+  kernels::register_op<OpId::kReshape, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<OpId::kExpandDims, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<OpId::kSqueeze, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<OpId::kTranspose, DeviceType::kCPU, TransposeKernel>(table);
+  kernels::register_op<OpId::kConcatV2, DeviceType::kCPU, ConcatKernel>(table);
+  kernels::register_op<OpId::kSlice, DeviceType::kCPU, SliceKernel>(table);
 }
 
 }  // namespace eagle::cpu

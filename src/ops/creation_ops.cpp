@@ -111,8 +111,9 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
     for (auto& b : normalized) b = b != 0;
     data = normalized.data();
   }
-  const ops::ConstAttrs attrs{data};
-  return runtime::execute({OpId::kConst, dtype, nullptr, 0, shape, dtype, &attrs, true});
+  const ops::OpAttrs attrs{ops::ConstAttrs{data}};
+  const runtime::TensorSpec output{shape, dtype};
+  return runtime::execute1({OpId::kConst, dtype, nullptr, 0, &output, 1, attrs, true});
 }
 
 Tensor constant(std::initializer_list<double> values, const std::optional<Shape>& shape,
@@ -180,8 +181,8 @@ Tensor scalar_like(const Tensor& like, double value) {
 }
 
 Tensor fill(const Shape& shape, double value, DType dtype) {
-  const ops::FillAttrs attrs{value};
-  return runtime::execute({OpId::kFill, dtype, nullptr, 0, shape, dtype, &attrs});
+  return runtime::execute1(OpId::kFill, dtype, nullptr, 0, shape, dtype,
+                           ops::OpAttrs{ops::FillAttrs{value}});
 }
 Tensor zeros(const Shape& shape, DType dtype) { return fill(shape, 0, dtype); }
 Tensor ones(const Shape& shape, DType dtype) { return fill(shape, 1, dtype); }
@@ -197,9 +198,9 @@ Tensor range(double start, double limit, double delta, DType dtype) {
   if (!std::isfinite(count) || count > 9e15) {
     ops::throw_invalid(OpId::kRange, fmt::format("Range of {} elements is too large", count));
   }
-  const ops::RangeAttrs attrs{start, delta};
+  const ops::OpAttrs attrs{ops::RangeAttrs{start, delta}};
   const Shape shape{static_cast<std::int64_t>(count)};
-  return runtime::execute({OpId::kRange, dtype, nullptr, 0, shape, dtype, &attrs});
+  return runtime::execute1(OpId::kRange, dtype, nullptr, 0, shape, dtype, attrs);
 }
 Tensor range(int limit) { return range(0, limit, 1, DType::kInt32); }
 Tensor range(int start, int limit, int delta) { return range(start, limit, delta, DType::kInt32); }
@@ -228,14 +229,14 @@ Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dt
                                      minval, maxval, dtype_name(dtype)));
     }
   }
-  const ops::RandomAttrs attrs{seed ? *seed : fresh_seed(), minval, maxval};
-  return runtime::execute({OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, &attrs});
+  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), minval, maxval}};
+  return runtime::execute1(OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor random_normal(const Shape& shape, double mean, double stddev, DType dtype,
                      std::optional<std::uint64_t> seed) {
-  const ops::RandomAttrs attrs{seed ? *seed : fresh_seed(), mean, stddev};
-  return runtime::execute({OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, &attrs});
+  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), mean, stddev}};
+  return runtime::execute1(OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor identity(const Tensor& x) {

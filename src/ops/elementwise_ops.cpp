@@ -13,8 +13,8 @@ Tensor binary(OpId op, const Tensor& x, const Tensor& y, bool boolean_output = f
   const Tensor inputs[2] = {x, y};
   ops::check_same_dtype(op, inputs, 2);
   const Shape out_shape = ops::broadcast_shapes(op, x.shape(), y.shape());
-  return runtime::execute(
-      {op, x.dtype(), inputs, 2, out_shape, boolean_output ? DType::kBool : x.dtype()});
+  return runtime::execute1(op, x.dtype(), inputs, 2, out_shape,
+                           boolean_output ? DType::kBool : x.dtype());
 }
 
 Tensor unary(OpId op, const Tensor& x) {

@@ -53,8 +53,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   }
   out.push_back(m);
   out.push_back(n);
-  const ops::MatMulAttrs attrs{transpose_a, transpose_b};
-  return runtime::execute({op, a.dtype(), inputs, 2, out, a.dtype(), &attrs});
+  return runtime::execute1(op, a.dtype(), inputs, 2, out, a.dtype(),
+                           ops::OpAttrs{ops::MatMulAttrs{transpose_a, transpose_b}});
 }
 
 Tensor add_n(const std::vector<Tensor>& inputs) {
@@ -74,8 +74,8 @@ Tensor add_n(const std::vector<Tensor>& inputs) {
                       inputs[0].shape().to_string(), i, inputs[i].shape().to_string()));
     }
   }
-  return runtime::execute(
-      {OpId::kAddN, inputs[0].dtype(), inputs.data(), n, inputs[0].shape(), inputs[0].dtype()});
+  return runtime::execute1(OpId::kAddN, inputs[0].dtype(), inputs.data(), n, inputs[0].shape(),
+                           inputs[0].dtype());
 }
 
 Tensor softmax(const Tensor& logits) {

@@ -52,8 +52,8 @@ int normalize_axis(OpId op, int axis, int rank) {
 }
 
 Tensor run_unary(OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
-                 const void* attrs) {
-  return runtime::execute({op, x.dtype(), &x, 1, out_shape, out_dtype, attrs});
+                 const ops::OpAttrs& attrs) {
+  return runtime::execute1(op, x.dtype(), &x, 1, out_shape, out_dtype, attrs);
 }
 
 }  // namespace eagle::ops

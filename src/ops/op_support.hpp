@@ -6,8 +6,8 @@
 
 #include "eagle/errors.hpp"
 #include "eagle/tensor.hpp"
+#include "ops/op_defs.hpp"
 #include "runtime/dispatcher.hpp"
-#include "runtime/op_id.hpp"
 
 namespace eagle::ops {
 
@@ -28,6 +28,6 @@ int normalize_axis(OpId op, int axis, int rank);
 
 // Dispatches an op with one input whose dtype keys the kernel.
 Tensor run_unary(OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
-                 const void* attrs = nullptr);
+                 const ops::OpAttrs& attrs = runtime::no_attrs());
 
 }  // namespace eagle::ops

@@ -44,7 +44,7 @@ Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
       out.push_back(1);
     }
   }
-  return ops::run_unary(op, x, out, x.dtype(), &attrs);
+  return ops::run_unary(op, x, out, x.dtype(), ops::OpAttrs{std::move(attrs)});
 }
 
 }  // namespace
@@ -74,7 +74,7 @@ Tensor argmax(const Tensor& x, int axis) {
   for (int i = 0; i < in.rank(); ++i) {
     if (i != attrs.axis) out.push_back(in[i]);
   }
-  return ops::run_unary(OpId::kArgMax, x, out, DType::kInt64, &attrs);
+  return ops::run_unary(OpId::kArgMax, x, out, DType::kInt64, ops::OpAttrs{attrs});
 }
 
 }  // namespace eagle

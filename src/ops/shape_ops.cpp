@@ -82,7 +82,7 @@ Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   }
   Shape out;
   for (int p : attrs.perm) out.push_back(x.shape()[p]);
-  return ops::run_unary(OpId::kTranspose, x, out, x.dtype(), &attrs);
+  return ops::run_unary(OpId::kTranspose, x, out, x.dtype(), ops::OpAttrs{std::move(attrs)});
 }
 
 Tensor expand_dims(const Tensor& x, int axis) {
@@ -173,9 +173,8 @@ Tensor concat(const std::vector<Tensor>& values, int axis) {
   } catch (const InvalidArgumentError& e) {
     ops::throw_invalid(OpId::kConcatV2, e.what());
   }
-  const ops::AxisAttrs attrs{a};
-  return runtime::execute(
-      {OpId::kConcatV2, values[0].dtype(), values.data(), n, out, values[0].dtype(), &attrs});
+  return runtime::execute1(OpId::kConcatV2, values[0].dtype(), values.data(), n, out,
+                           values[0].dtype(), ops::OpAttrs{ops::AxisAttrs{a}});
 }
 
 Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
@@ -203,8 +202,7 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
     }
     out.push_back(s);
   }
-  const ops::SliceAttrs attrs{begin};
-  return ops::run_unary(OpId::kSlice, x, out, x.dtype(), &attrs);
+  return ops::run_unary(OpId::kSlice, x, out, x.dtype(), ops::OpAttrs{ops::SliceAttrs{begin}});
 }
 
 }  // namespace eagle

@@ -1,9 +1,13 @@
 #include "runtime/context.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "cpu/cpu_device.hpp"
 #include "cpu/register_kernels.hpp"
+#include "eagle/errors.hpp"
 #include "runtime/device_config.hpp"
 #include "simulated/simulated_gpu_kernels.hpp"
 
@@ -36,6 +40,7 @@ void Context::build(const RuntimePlan& plan) {
   });
   // Registration is explicit, from this one place (no static initializers a linker may drop).
   cpu::register_kernels(kernels_);
+  check_against_op_table(DeviceType::kCPU);
   // GPU kernels exist only where there are GPUs: "Supported device types" in placement errors
   // then lists what this process can actually run. Both kinds register exactly the GPU kernel
   // set (Note [GPU kernel set]).
@@ -47,6 +52,18 @@ void Context::build(const RuntimePlan& plan) {
     cuda::register_cuda_kernels(kernels_);
 #endif
   }
+  check_against_op_table(DeviceType::kGPU);
+}
+
+void Context::check_against_op_table([[maybe_unused]] DeviceType type) const {
+  // Debug builds only: the release path is covered by op_table_test on every backend.
+#ifndef NDEBUG
+  const std::string differences = kernels_.differences_from_op_table(type);
+  if (!differences.empty()) {
+    throw InternalError(fmt::format("The {} kernels differ from the op table (Note [Op table]):{}",
+                                    device_type_name(type), differences));
+  }
+#endif
 }
 
 }  // namespace eagle::runtime

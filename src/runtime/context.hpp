@@ -33,6 +33,7 @@ class Context {
  private:
   Context();
   void build(const RuntimePlan& plan);
+  void check_against_op_table(DeviceType type) const;
 
   std::vector<std::unique_ptr<Device>> owned_;
   std::vector<Device*> devices_;

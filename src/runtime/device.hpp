@@ -1,6 +1,7 @@
 // A logical device: where an op runs and where its output's bytes live.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -65,10 +66,13 @@ class Device {
   virtual memory::BfcAllocator* bfc_allocator() noexcept { return nullptr; }
 
  private:
+  friend class ScopedDevice;
+
   DeviceType type_;
   int id_;
   DeviceName parsed_name_;
   std::string name_;
+  std::atomic<std::uint32_t> scope_spec_id_{0};  // interned parsed_name_, 0 until first needed
 };
 
 }  // namespace eagle::runtime

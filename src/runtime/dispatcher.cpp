@@ -16,6 +16,9 @@
 namespace eagle::runtime {
 namespace {
 
+// A plain pointer (constant-initialized, so no TLS wrapper call): Note [Op listeners].
+thread_local OpListener* t_listener = nullptr;
+
 // An input on another device, brought to `device` under the current policy (SEMANTICS §3.5).
 Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
   const TensorImpl& impl = *input.impl();
@@ -37,11 +40,56 @@ Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
   return Tensor(std::move(copy));
 }
 
+// An op on a resource runs where the resource lives, before any scope or cache is consulted
+// (TensorFlow's MaybePinToResourceDevice).
+Device& resource_device(const OpCall& call) {
+  Device* pinned = nullptr;
+  for (int i = 0; i < call.num_inputs; ++i) {
+    if (!(call.resource_inputs >> i & 1u)) continue;
+    Device& d = call.inputs[i].impl()->device();
+    if (pinned == nullptr) {
+      pinned = &d;
+    } else if (pinned != &d) {
+      throw InvalidArgumentError(
+          fmt::format("Cannot colocate the resources of {}: input #{} is on {} but an earlier "
+                      "resource input is on {} [Op:{}]",
+                      op_name(call.op), i, d.name(), pinned->name(), op_name(call.op)));
+    }
+  }
+  if (Context::get().kernels().find(call.op, pinned->type(), call.kernel_dtype) == nullptr) {
+    throw NotFoundError(fmt::format(
+        "Could not find a {} kernel for dtype {} on {}, where its resource input lives. All "
+        "kernels registered for op {}: {}",
+        op_name(call.op), dtype_name(call.kernel_dtype), pinned->name(), op_name(call.op),
+        Context::get().kernels().describe(call.op)));
+  }
+  return *pinned;
+}
+
 }  // namespace
 
-Tensor execute(const OpCall& call) {
+// Note [Kernel contract]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// The op's front-end validates its inputs and infers every output's shape and dtype; the kernel
+// only computes. A kernel gets its inputs on its own device (copies made here are not what the
+// caller passed, so listeners are given call.inputs), its attributes as the typed alternative
+// its op's row names (Note [Op attributes]), and fills each output exactly once. Multi-output
+// ops (a loss and its backprop, batch norm's statistics) return them together; updates of a
+// variable go through resource inputs; input forwarding reuses a donated buffer. The checks
+// below cost a compare each and turn a kernel that forgot an output into an error, not a null
+// tensor in the user's hands.
+void execute(const OpCall& call, Tensor* results) {
   check_scope_nesting();
-  Device& device = place(call.op, call.kernel_dtype, call.is_constant);
+  const OpDef& def = op_def(call.op);
+  if (call.attrs.index() != def.attrs_index || call.num_outputs != def.num_outputs ||
+      (def.num_inputs != kVariadic && call.num_inputs != def.num_inputs)) {
+    throw InternalError(
+        fmt::format("{} was called with a signature its op table row does not "
+                    "have (inputs, outputs or attributes)",
+                    def.name));
+  }
+  Device& device = call.resource_inputs ? resource_device(call)
+                                        : place(call.op, call.kernel_dtype, call.is_constant);
 
   // Inputs normally already live on the op's device: then no copy, no allocation.
   const Tensor* inputs = call.inputs;
@@ -55,12 +103,53 @@ Tensor execute(const OpCall& call) {
 
   if (!call.is_constant && g_log_device_placement.load(std::memory_order_relaxed)) {
     emit_log(debugging::LogLevel::kInfo,
-             fmt::format("Executing op {} in device {}", op_name(call.op), device.name()));
+             fmt::format("Executing op {} in device {}", def.name, device.name()));
   }
   const KernelFn kernel = Context::get().kernels().find(call.op, device.type(), call.kernel_dtype);
-  const KernelContext context{
-      device, inputs, call.num_inputs, call.output_shape, call.output_dtype, call.attrs};
-  return kernel(context);
+  OpListener* const listener = t_listener;
+  // Forwarding would overwrite an input a listener is about to record.
+  const std::uint32_t forwardable = listener ? 0u : call.forwardable_inputs;
+  KernelContext context(device, inputs, call.num_inputs, call.outputs, call.num_outputs, call.attrs,
+                        results, forwardable, call.resource_inputs);
+  kernel(context);
+  for (int i = 0; i < call.num_outputs; ++i) {
+    if (!results[i].defined()) {
+      throw InternalError(
+          fmt::format("The {} kernel on {} produced no output #{}", def.name, device.name(), i));
+    }
+  }
+  if (listener && !call.is_constant) {
+    listener->on_op(ExecutedOp{call.op, call.attrs, call.inputs, call.num_inputs, results,
+                               call.num_outputs, device});
+  }
 }
+
+Tensor execute1(const OpCall& call) {
+  Tensor result;
+  execute(call, &result);
+  return result;
+}
+
+std::vector<Tensor> execute_n(const OpCall& call) {
+  std::vector<Tensor> results(static_cast<std::size_t>(call.num_outputs));
+  execute(call, results.data());
+  return results;
+}
+
+Tensor execute1(OpId op, DType kernel_dtype, const Tensor* inputs, int num_inputs,
+                const Shape& shape, DType dtype, const ops::OpAttrs& attrs) {
+  const TensorSpec output{shape, dtype};
+  Tensor result;
+  execute(OpCall{op, kernel_dtype, inputs, num_inputs, &output, 1, attrs}, &result);
+  return result;
+}
+
+OpListener* this_thread_op_listener() { return t_listener; }
+
+ScopedOpListener::ScopedOpListener(OpListener& listener) : previous_(t_listener) {
+  t_listener = &listener;
+}
+
+ScopedOpListener::~ScopedOpListener() { t_listener = previous_; }
 
 }  // namespace eagle::runtime

@@ -4,12 +4,28 @@
 
 #include <fmt/format.h>
 
-#include "runtime/tensor_impl.hpp"
+#include "eagle/errors.hpp"
 
 namespace eagle::runtime {
 
-std::shared_ptr<TensorImpl> KernelContext::allocate_output() const {
-  return allocate_tensor(device, output_shape, output_dtype);
+void KernelTable::add(OpId op, DeviceType type, DType dtype, KernelFn fn) {
+  KernelFn& s = slot(op, type, dtype);
+  if (s != nullptr) {
+    throw InternalError(
+        fmt::format("A second {} kernel for {} on {} was registered; use "
+                    "KernelTable::replace to choose another provider",
+                    op_name(op), dtype_name(dtype), device_type_name(type)));
+  }
+  s = fn;
+}
+
+void KernelTable::replace(OpId op, DeviceType type, DType dtype, KernelFn fn) {
+  KernelFn& s = slot(op, type, dtype);
+  if (s == nullptr) {
+    throw InternalError(fmt::format("No {} kernel for {} on {} to replace", op_name(op),
+                                    dtype_name(dtype), device_type_name(type)));
+  }
+  s = fn;
 }
 
 bool KernelTable::has_any(OpId op, DeviceType type) const {
@@ -33,6 +49,23 @@ std::string KernelTable::describe(OpId op) const {
     }
   }
   return entries.empty() ? "<no registered kernels>" : fmt::format("{}", fmt::join(entries, " | "));
+}
+
+std::string KernelTable::differences_from_op_table(DeviceType type) const {
+  std::string out;
+  for (int o = 0; o < kNumOps; ++o) {
+    const auto op = static_cast<OpId>(o);
+    for (int d = 0; d < kNumDTypes; ++d) {
+      const auto dtype = static_cast<DType>(d);
+      const bool declared =
+          type == DeviceType::kCPU ? cpu_implements(op, dtype) : gpu_implements(op, dtype);
+      const bool registered = find(op, type, dtype) != nullptr;
+      if (declared == registered) continue;
+      out += fmt::format(" {}/{}({})", op_name(op), dtype_name(dtype),
+                         declared ? "declared, not registered" : "registered, not declared");
+    }
+  }
+  return out;
 }
 
 }  // namespace eagle::runtime

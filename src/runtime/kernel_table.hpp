@@ -5,40 +5,30 @@
 #include <string>
 
 #include "eagle/dtype.hpp"
-#include "eagle/shape.hpp"
-#include "eagle/tensor.hpp"
+#include "ops/op_defs.hpp"
 #include "runtime/device.hpp"
-#include "runtime/op_id.hpp"
+#include "runtime/kernel_context.hpp"
 
 namespace eagle::runtime {
-
-// Everything a kernel needs. Inputs already live on `device`; the output shape and dtype were
-// inferred (and validated) by the op before placement.
-struct KernelContext {
-  Device& device;
-  const Tensor* inputs;
-  int num_inputs;
-  const Shape& output_shape;
-  DType output_dtype;
-  const void* attrs;  // the op's attribute struct, or nullptr
-
-  const TensorImpl& input(int i) const { return *inputs[i].impl(); }
-  std::shared_ptr<TensorImpl> allocate_output() const;
-};
-
-using KernelFn = Tensor (*)(const KernelContext&);
 
 // A dense table indexed by (op, device type, dtype): a lookup is three array indexings.
 // Filled once at runtime initialization, read-only afterwards (no locks on the op path).
 class KernelTable {
  public:
-  void add(OpId op, DeviceType type, DType dtype, KernelFn fn) { slot(op, type, dtype) = fn; }
+  // Registers a kernel for an empty slot. A second kernel for the same slot is an InternalError:
+  // two providers (oneDNN beside the reference loops) must not clobber each other silently.
+  void add(OpId op, DeviceType type, DType dtype, KernelFn fn);
+  // Replaces the kernel in a filled slot: the explicit choice of a second provider.
+  void replace(OpId op, DeviceType type, DType dtype, KernelFn fn);
   KernelFn find(OpId op, DeviceType type, DType dtype) const {
     return table_[static_cast<int>(op)][static_cast<int>(type)][static_cast<int>(dtype)];
   }
   bool has_any(OpId op, DeviceType type) const;
   // "device='CPU'; T in [float32, float64]": for NotFoundError messages.
   std::string describe(OpId op) const;
+  // Where the kernels of `type` differ from the op table's column for it (Note [Op table]):
+  // " Sum/bool(registered, not declared) ...", or "" when they agree.
+  std::string differences_from_op_table(DeviceType type) const;
 
  private:
   KernelFn& slot(OpId op, DeviceType type, DType dtype) {

@@ -5,9 +5,9 @@
 
 #include "eagle/device_name.hpp"
 #include "eagle/dtype.hpp"
+#include "ops/op_defs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_table.hpp"
-#include "runtime/op_id.hpp"
 
 namespace eagle::runtime {
 

@@ -10,6 +10,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/scope.hpp"
 #include "runtime/context.hpp"
+#include "runtime/device.hpp"
 
 namespace eagle::runtime {
 namespace {
@@ -97,6 +98,20 @@ std::uint64_t push_scope(const std::optional<DeviceName>& requested) {
 }
 
 }  // namespace
+
+ScopedDevice::ScopedDevice(Device& device) {
+  check_scope_nesting();
+  ScopeStack& stack = this_thread_scopes();
+  std::uint32_t id = device.scope_spec_id_.load(std::memory_order_acquire);
+  if (id == 0) {  // first use of this device in a scope: intern once, under the lock
+    id = intern_spec(device.parsed_name());
+    device.scope_spec_id_.store(id, std::memory_order_release);
+  }
+  token_ = g_next_token.fetch_add(1, std::memory_order_relaxed);
+  stack.entries.push_back(ScopeEntry{device.parsed_name(), id, token_});
+}
+
+ScopedDevice::~ScopedDevice() { remove_entry(token_); }
 
 ScopeStack& this_thread_scopes() {
   thread_local ScopeStack stack;

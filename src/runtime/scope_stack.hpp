@@ -30,4 +30,21 @@ ScopeStack& this_thread_scopes();
 // each violation recorded on this thread (see Note [Scope nesting errors]). Cheap when clean.
 void check_scope_nesting();
 
+class Device;
+
+// An internal device scope for work on a device already resolved (a gradient on its forward
+// op's device, a replica's step): no string to parse, no global lock after the device's first
+// use. Ops inside are placed as under eagle::device(<the device's full name>). Must end on the
+// thread and in the order it began, as an eagle::DeviceScope.
+class [[nodiscard]] ScopedDevice {
+ public:
+  explicit ScopedDevice(Device& device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  std::uint64_t token_;
+};
+
 }  // namespace eagle::runtime

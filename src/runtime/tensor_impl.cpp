@@ -1,5 +1,6 @@
 #include "runtime/tensor_impl.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -7,6 +8,20 @@
 #include "eagle/errors.hpp"
 
 namespace eagle::runtime {
+
+std::uint64_t next_tensor_id() {
+  // Each thread takes ids in blocks, so making a tensor touches no shared cache line but once
+  // every kBlock tensors.
+  constexpr std::uint64_t kBlock = 4096;
+  static std::atomic<std::uint64_t> next_block{1};
+  thread_local std::uint64_t next = 0;
+  thread_local std::uint64_t end = 0;
+  if (next == end) {
+    next = next_block.fetch_add(1, std::memory_order_relaxed) * kBlock;
+    end = next + kBlock;
+  }
+  return next++;
+}
 
 std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype) {
   // A byte count past PTRDIFF_MAX (the most any allocation can hold) is asked for as exactly that,
@@ -25,6 +40,11 @@ std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, 
 
 std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape) {
   return std::make_shared<TensorImpl>(source.storage(), shape, source.dtype());
+}
+
+std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape,
+                                         DType dtype) {
+  return std::make_shared<TensorImpl>(source.storage(), shape, dtype);
 }
 
 std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device) {

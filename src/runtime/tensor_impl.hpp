@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -36,13 +37,19 @@ class Storage {
   std::size_t bytes_;
 };
 
+// A process-wide unique id for each new TensorImpl (never reused, never 0).
+std::uint64_t next_tensor_id();
+
 class TensorImpl {
  public:
   TensorImpl(std::shared_ptr<Storage> storage, const Shape& shape, DType dtype)
-      : storage_(std::move(storage)), shape_(shape), dtype_(dtype) {}
+      : storage_(std::move(storage)), shape_(shape), dtype_(dtype), id_(next_tensor_id()) {}
 
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
+  // Stable for the tensor's life and unique in the process (TensorFlow's tensor_id): what a tape
+  // keys its records by.
+  std::uint64_t id() const { return id_; }
   Device& device() const { return storage_->device(); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   std::size_t bytes() const {
@@ -69,11 +76,17 @@ class TensorImpl {
     std::lock_guard<std::mutex> lock(mirrors_mutex_);
     mirrors_.emplace_back(&device, std::move(copy));
   }
+  // After an in-place update (a resource written by its kernel) the copies are stale.
+  void drop_mirrors() const {
+    std::lock_guard<std::mutex> lock(mirrors_mutex_);
+    mirrors_.clear();
+  }
 
  private:
   std::shared_ptr<Storage> storage_;
   Shape shape_;
   DType dtype_;
+  std::uint64_t id_;
   mutable std::mutex mirrors_mutex_;
   mutable std::vector<std::pair<const Device*, std::shared_ptr<TensorImpl>>> mirrors_;
 };
@@ -82,6 +95,8 @@ class TensorImpl {
 std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype);
 // A new tensor sharing `source`'s storage with another shape of the same element count.
 std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape);
+// The same bytes read as another shape and dtype of the same byte count (input forwarding).
+std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape, DType dtype);
 // A copy of `source` on `device` (host staging when neither side is host accessible).
 std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device);
 

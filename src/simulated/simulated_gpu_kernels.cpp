@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "eagle/errors.hpp"
-#include "runtime/gpu_kernel_set.hpp"
+#include "ops/op_defs.hpp"
 
 namespace eagle::simulated {
 

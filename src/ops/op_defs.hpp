@@ -1,0 +1,134 @@
+// The op table: one row per op with everything the runtime and the tests know about it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "eagle/dtype.hpp"
+#include "ops/attrs.hpp"
+
+namespace eagle::runtime {
+
+// A set of dtypes, one bit per DType.
+using DTypeMask = std::uint32_t;
+constexpr DTypeMask dtype_bit(DType t) { return DTypeMask{1} << static_cast<int>(t); }
+
+namespace dtype_sets {
+inline constexpr DTypeMask kNone = 0;
+inline constexpr DTypeMask kFloating = dtype_bit(DType::kFloat32) | dtype_bit(DType::kFloat64) |
+                                       dtype_bit(DType::kFloat16) | dtype_bit(DType::kBFloat16);
+inline constexpr DTypeMask kNumeric =
+    kFloating | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
+inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
+}  // namespace dtype_sets
+
+// Note [Op table]
+// ~~~~~~~~~~~~~~~
+// X(name, inputs, outputs, attrs, cpu, gpu, gradient), one row per op:
+//   name      TensorFlow's op name: placement logs, errors, OpId::k<name>.
+//   inputs    the input count, or kVariadic (AddN, ConcatV2).
+//   outputs   the output count.
+//   attrs     the alternative of OpAttrs its calls carry (Note [Op attributes]).
+//   cpu, gpu  the dtypes (of the kernel key, usually the first input) each device type has a
+//             kernel for. Registration is generated from these columns (kernels/registration.hpp)
+//             and a test compares every backend's table with them, so the set is written once.
+//   gradient  kDifferentiable, or kNoGradient (TensorFlow's NotDifferentiable: comparisons,
+//             argmax, random numbers; the tape gives no gradient through them).
+//
+// Note [GPU kernel set]: a GPU has a kernel for (op, dtype) exactly when the gpu column says so.
+// The CUDA backend registers one kernel per entry and a simulated GPU (SEMANTICS §7) registers the
+// CPU kernel under the GPU device type for each, which is what makes soft placement on a laptop
+// with simulated GPUs place ops where a real GPU machine would. The set is the CPU's less integer
+// matmul: as in TensorFlow, MatMul and BatchMatMulV2 have no int32/int64 GPU kernel (cuBLAS has
+// no exact integer GEMM), so an integer matmul goes to the CPU by soft placement.
+// clang-format off
+#define EAGLE_OPS(X) \
+  X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGradient)     \
+  X(AddV2,                2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Sub,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Mul,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(RealDiv,              2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Maximum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Minimum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Pow,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Equal,                2, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
+  X(NotEqual,             2, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
+  X(Less,                 2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(LessEqual,            2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(Greater,              2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(GreaterEqual,         2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(Neg,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Abs,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Exp,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Log,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Sqrt,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Square,               1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Relu,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Sigmoid,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Tanh,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Sum,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(Mean,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(Max,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(Min,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(ArgMax,               1, 1, AxisAttrs,      kNumeric, kNumeric,  kNoGradient)     \
+  X(MatMul,               2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
+  X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
+  X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kDifferentiable) \
+  X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(Squeeze,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(ConcatV2,     kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(Slice,                1, 1, SliceAttrs,     kAll,     kAll,      kDifferentiable) \
+  X(Fill,                 0, 1, FillAttrs,      kAll,     kAll,      kNoGradient)     \
+  X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGradient)     \
+  X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \
+  X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
+  X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable)
+// clang-format on
+
+enum class OpId : std::uint16_t {
+#define EAGLE_OP_ENUM(name, ...) k##name,
+  EAGLE_OPS(EAGLE_OP_ENUM)
+#undef EAGLE_OP_ENUM
+};
+
+#define EAGLE_OP_COUNT(...) +1
+inline constexpr int kNumOps = 0 EAGLE_OPS(EAGLE_OP_COUNT);
+#undef EAGLE_OP_COUNT
+
+inline constexpr int kVariadic = -1;
+enum class Gradient : std::uint8_t { kNoGradient, kDifferentiable };
+
+struct OpDef {
+  std::string_view name;
+  int num_inputs;  // or kVariadic
+  int num_outputs;
+  std::size_t attrs_index;  // the alternative of OpAttrs
+  DTypeMask cpu_dtypes;
+  DTypeMask gpu_dtypes;
+  Gradient gradient;
+};
+
+inline constexpr std::array<OpDef, kNumOps> kOpDefs = {{
+#define EAGLE_OP_DEF(name, inputs, outputs, attrs, cpu, gpu, grad)                       \
+  OpDef{#name,           inputs,          outputs,       ops::attrs_index<ops::attrs>(), \
+        dtype_sets::cpu, dtype_sets::gpu, Gradient::grad},
+    EAGLE_OPS(EAGLE_OP_DEF)
+#undef EAGLE_OP_DEF
+}};
+
+constexpr const OpDef& op_def(OpId op) { return kOpDefs[static_cast<int>(op)]; }
+constexpr std::string_view op_name(OpId op) { return op_def(op).name; }
+// Whether the op table declares a kernel for (op, dtype) on the CPU / on a GPU.
+constexpr bool cpu_implements(OpId op, DType dtype) {
+  return (op_def(op).cpu_dtypes & dtype_bit(dtype)) != 0;
+}
+constexpr bool gpu_implements(OpId op, DType dtype) {
+  return (op_def(op).gpu_dtypes & dtype_bit(dtype)) != 0;
+}
+
+}  // namespace eagle::runtime

@@ -1,0 +1,54 @@
+#include "runtime/kernel_context.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/tensor_impl.hpp"
+
+namespace eagle::runtime {
+
+TensorImpl* KernelContext::allocate_output(int i) {
+  auto impl = allocate_tensor(device_, specs_[i].shape, specs_[i].dtype);
+  TensorImpl* raw = impl.get();
+  results_[i] = Tensor(std::move(impl));
+  return raw;
+}
+
+void KernelContext::set_output(int i, Tensor t) {
+  if (t.impl()->shape() != specs_[i].shape || t.impl()->dtype() != specs_[i].dtype) {
+    throw InternalError(
+        fmt::format("A kernel set output #{} to a {} {} tensor where its op "
+                    "inferred {} {}",
+                    i, dtype_name(t.impl()->dtype()), t.impl()->shape().to_string(),
+                    dtype_name(specs_[i].dtype), specs_[i].shape.to_string()));
+  }
+  results_[i] = std::move(t);
+}
+
+TensorImpl* KernelContext::forward_input_or_allocate_output(int in, int i) {
+  if (forwardable_inputs_ >> in & 1u) {
+    const std::shared_ptr<TensorImpl>& impl = inputs_[in].impl();
+    // use_count 1 on both: the caller's donated handle is the only owner of these bytes (no
+    // alias, no other tensor, no tape). Mirrors are copies of the old value; they die with it.
+    if (impl.use_count() == 1 && impl->storage().use_count() == 1 && &impl->device() == &device_ &&
+        impl->bytes() == static_cast<std::size_t>(specs_[i].shape.num_elements()) *
+                             dtype_size(specs_[i].dtype)) {
+      auto forwarded = alias_tensor(*impl, specs_[i].shape, specs_[i].dtype);
+      TensorImpl* raw = forwarded.get();
+      results_[i] = Tensor(std::move(forwarded));
+      return raw;
+    }
+  }
+  return allocate_output(i);
+}
+
+TensorImpl& KernelContext::mutable_input(int i) {
+  if (!(resource_inputs_ >> i & 1u)) {
+    throw InternalError(
+        fmt::format("A kernel asked to write input #{}, which is not a resource", i));
+  }
+  TensorImpl& impl = *inputs_[i].impl();
+  impl.drop_mirrors();
+  return impl;
+}
+
+}  // namespace eagle::runtime
