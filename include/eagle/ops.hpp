@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "eagle/dtype.hpp"
+#include "eagle/ops/sort.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 

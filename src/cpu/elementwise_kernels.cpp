@@ -203,9 +203,11 @@ template <class T, class Fn>
 void unary_kernel(KernelContext& ctx) {
   using C = compute_t<T>;
   const runtime::TensorImpl& x = ctx.input(0);
-  auto out = ctx.allocate_output();
-  const T* __restrict in = x.data<const T>();
-  T* __restrict o = out->data<T>();
+  // A donated input's bytes become the output's (Note [Kernel contract]): `in` and `o` may be
+  // the same array, read and written at the same index, so neither is __restrict.
+  auto out = ctx.forward_input_or_allocate_output(0);
+  const T* in = x.data<const T>();
+  T* o = out->data<T>();
   const std::int64_t n = ctx.output_shape().num_elements();
   const Fn f{};
   parallel_for(

@@ -8,6 +8,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_reduction_kernels(table);
   register_linalg_kernels(table);
   register_shape_kernels(table);
+  register_sort_kernels(table);
 }
 
 }  // namespace eagle::cpu

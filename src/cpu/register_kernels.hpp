@@ -12,5 +12,6 @@ void register_creation_kernels(runtime::KernelTable& table);
 void register_reduction_kernels(runtime::KernelTable& table);
 void register_linalg_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
+void register_sort_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cpu

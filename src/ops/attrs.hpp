@@ -44,6 +44,11 @@ struct RandomAttrs {
   double b;  // uniform: maxval; normal: stddev
 };
 
+struct TopKAttrs {
+  int k;
+  bool sorted;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
@@ -51,7 +56,7 @@ struct RandomAttrs {
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
 using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
-                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs>;
+                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -76,6 +76,7 @@ inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
   X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
   X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
   X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNone,     kDifferentiable) \
   X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kDifferentiable) \
   X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
