@@ -8,8 +8,10 @@ if(NOT EAGLE_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      # Hopper (H100/H200) is the GPU we verify on; override for other cards.
-      set(CMAKE_CUDA_ARCHITECTURES 90)
+      # Ampere (A100, RTX 30), Ada (RTX 40, L4) and Hopper (H100/H200) as machine code, plus
+      # Hopper's PTX for newer cards to compile at load time. One card only: set
+      # CMAKE_CUDA_ARCHITECTURES to its compute capability (scripts/gpu_check.sh does) to build faster.
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90")
     endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
@@ -17,5 +19,8 @@ if(NOT EAGLE_CUDA STREQUAL "OFF")
   elseif(EAGLE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EAGLE_CUDA=ON but no CUDA compiler was found")
   endif()
+endif()
+if(EAGLE_CUDA_ENABLED)
+  set(eagle_cuda_arch_note " for ${CMAKE_CUDA_ARCHITECTURES}")
 endif()
 message(STATUS "eagle: CUDA backend ${EAGLE_CUDA_ENABLED} (EAGLE_CUDA=${EAGLE_CUDA})")

@@ -1,7 +1,7 @@
 # Installation and the package config: find_package(eagle CONFIG) -> eagle::eagle.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS eagle EXPORT eagleTargets
+install(TARGETS eagle eagle_xtensor EXPORT eagleTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
