@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string_view>
 #include <type_traits>
 
@@ -49,6 +50,8 @@ std::string_view dtype_runtime_name(DType dtype);
 std::size_t dtype_size(DType dtype);
 bool is_floating(DType dtype);
 bool is_integer(DType dtype);
+// Prints dtype_name(): "float32" (fmt: include eagle/format.hpp).
+std::ostream& operator<<(std::ostream& os, DType dtype);
 
 template <class T>
 struct dtype_of;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,8 @@ class Shape {
   std::array<std::int64_t, kMaxRank> dims_{};
   int rank_ = 0;
 };
+
+// Prints "(2, 3)", as TensorFlow prints a TensorShape (fmt: include eagle/format.hpp).
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 }  // namespace eagle
