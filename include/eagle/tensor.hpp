@@ -17,7 +17,8 @@ class TensorImpl;
 
 class Tensor {
  public:
-  // An undefined handle (for containers); every accessor on it throws FailedPreconditionError.
+  // An undefined handle (for containers); every accessor on it, like every op given it, throws
+  // InvalidArgumentError "Use of an undefined eagle::Tensor".
   Tensor() = default;
   explicit Tensor(std::shared_ptr<runtime::TensorImpl> impl) : impl_(std::move(impl)) {}
 
