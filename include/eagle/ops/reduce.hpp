@@ -1,0 +1,36 @@
+// Reductions over any axes, and argmax.
+#pragma once
+
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "eagle/tensor.hpp"
+
+namespace eagle {
+
+// Which axes to reduce. Default-constructed (or `{}`): all axes, like axis=None.
+// Negative axes count from the end; repeated axes are an error.
+class Axes {
+ public:
+  Axes() = default;
+  Axes(int axis) : axes_{axis}, all_(false) {}  // NOLINT: implicit by design
+  Axes(std::initializer_list<int> axes) : axes_(axes), all_(axes.size() == 0) {}
+  Axes(std::vector<int> axes) : axes_(std::move(axes)), all_(false) {}  // NOLINT
+  static Axes none() { return Axes(std::vector<int>{}); }
+  bool all() const { return all_; }
+  const std::vector<int>& list() const { return axes_; }
+
+ private:
+  std::vector<int> axes_;
+  bool all_ = true;
+};
+
+Tensor reduce_sum(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_mean(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_max(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_min(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+// Index of the largest value along `axis` (first on ties), as int64.
+Tensor argmax(const Tensor& x, int axis = 0);
+
+}  // namespace eagle
