@@ -8,8 +8,8 @@
 
 namespace eagle {
 
-Shape::Shape(std::initializer_list<std::int64_t> dims) {
-  for (std::int64_t d : dims) push_back(d);
+Shape::Shape(std::initializer_list<Dim> dims) {
+  for (const Dim d : dims) push_back(d.value);
 }
 
 Shape::Shape(const std::vector<std::int64_t>& dims) {

@@ -485,8 +485,8 @@ TEST_CASE("constant: values that do not fit the shape or the dtype", "[ops][erro
               eagle::InvalidArgumentError,
               "Eager constant of 5 values does not fit shape [2,3], which has 6 elements");
   CHECK_ERROR(eagle::constant({{1.0, 2.0}, {3.0}}), eagle::InvalidArgumentError,
-              "Can't convert non-rectangular nested list to Tensor: row 1 has 1 values, row 0 "
-              "has 2");
+              "Can't convert non-rectangular Python sequence to Tensor. In a list, item 1 has "
+              "shape (1,) but item 0 has shape (2,).");
   CHECK_ERROR(eagle::constant({1.5}, std::nullopt, DType::kInt32), eagle::InvalidArgumentError,
               "Cannot convert 1.5 to EagerTensor of dtype int32");
   CHECK_ERROR(eagle::constant({kNaN}, std::nullopt, DType::kInt64), eagle::InvalidArgumentError,

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -10,31 +9,30 @@
 #include "eagle/dtype.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
+#include "eagle/tensor_data.hpp"
 
 namespace eagle {
 
 // Constants are data, not ops: they print no placement line. Without a scope they live on CPU:0;
 // under a scope on the scope's device (see Note [Constant placement] in src/ops/creation_ops.cpp).
-// C++ floating literals make float32 (TensorFlow's and PyTorch's default float); typed
-// containers keep their type. An optional shape reshapes the values (a count that does not
-// fit is InvalidArgumentError) or, for a single value, fills it.
-Tensor constant(std::initializer_list<double> values, const std::optional<Shape>& shape = {},
+//
+// `values` is a scalar or a nested braced list; its dtype is inferred as tf.constant infers it
+// (TensorData::inferred_dtype): constant({0.5, 1}) is float32, constant({{1, 2}, {3, 4}}) int32
+// of shape (2, 2), constant(3LL) int64, constant({true, false}) bool. An explicit dtype wins,
+// and a value it cannot hold exactly is InvalidArgumentError. A shape reshapes the values (a
+// count that does not fit is InvalidArgumentError) or, for a single value, fills it:
+//   constant({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});   constant(2.0, {2, 3});
+Tensor constant(const TensorData& values, const ShapeArg& shape = {},
                 std::optional<DType> dtype = {});
-Tensor constant(std::initializer_list<std::initializer_list<double>> rows,
-                std::optional<DType> dtype = {});
-Tensor constant(std::initializer_list<int> values, const std::optional<Shape>& shape = {},
-                std::optional<DType> dtype = {});
-Tensor constant(std::initializer_list<bool> values, const std::optional<Shape>& shape = {});
-template <class T, class = std::enable_if_t<std::is_arithmetic_v<T> || std::is_same_v<T, float16> ||
-                                            std::is_same_v<T, bfloat16>>>
-Tensor constant(const std::vector<T>& values, const std::optional<Shape>& shape = {});
-// A scalar, or `shape` filled with the value. double -> float32, int -> int32 unless dtype says.
-Tensor constant(double value, const std::optional<Shape>& shape = {},
-                std::optional<DType> dtype = {});
-Tensor constant(float value, const std::optional<Shape>& shape = {});
-Tensor constant(int value, const std::optional<Shape>& shape = {}, std::optional<DType> dtype = {});
-Tensor constant(std::int64_t value, const std::optional<Shape>& shape = {});
-Tensor constant(bool value, const std::optional<Shape>& shape = {});
+// constant({{1, 2}}, eagle::kFloat64): a dtype without a shape. A template so that `{}` in
+// constant(x, {}) still means "no shape" and never a value-initialised DType.
+template <class D, class = std::enable_if_t<std::is_same_v<D, DType>>>
+Tensor constant(const TensorData& values, D dtype) {
+  return constant(values, ShapeArg(), std::optional<DType>(dtype));
+}
+// Typed containers keep their type: std::vector<double> is float64, std::vector<long> int64.
+template <class T, class = std::enable_if_t<is_element_type_v<T>>>
+Tensor constant(const std::vector<T>& values, const ShapeArg& shape = {});
 // Raw form used by the others and by interop: `data` holds `count` values of `dtype`. A count
 // that does not fit `shape` is InvalidArgumentError naming both; a single value fills the shape.
 Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, const Shape& shape);
@@ -59,7 +57,7 @@ Tensor cast(const Tensor& x, DType dtype);
 
 // ---- Template definitions ----------------------------------------------------------------------
 template <class T, class>
-Tensor constant(const std::vector<T>& values, const std::optional<Shape>& shape) {
+Tensor constant(const std::vector<T>& values, const ShapeArg& shape) {
   const auto count = static_cast<std::int64_t>(values.size());
   const Shape s = shape ? *shape : Shape{count};
   if constexpr (std::is_same_v<T, bool>) {
