@@ -1,10 +1,12 @@
-// Elementwise math (NumPy broadcasting) and the arithmetic and comparison operators.
+// Elementwise math (NumPy broadcasting), the arithmetic and comparison operators, and compound
+// assignment.
 #pragma once
 
 #include <type_traits>
 
 #include "eagle/dtype.hpp"
 #include "eagle/tensor.hpp"
+#include "eagle/tensor_data.hpp"
 
 namespace eagle {
 
@@ -49,15 +51,26 @@ inline Tensor operator>(const Tensor& x, const Tensor& y) { return greater(x, y)
 inline Tensor operator>=(const Tensor& x, const Tensor& y) { return greater_equal(x, y); }
 
 // A C++ number next to a tensor takes the tensor's dtype (as a Python scalar does in TF).
+// float16 and bfloat16 values count as numbers too: x * eagle::float16(2.f).
 Tensor scalar_like(const Tensor& like, double value);
-#define EAGLE_SCALAR_OPERATOR(op)                                       \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>> \
-  Tensor operator op(const Tensor& x, S s) {                            \
-    return x op scalar_like(x, static_cast<double>(s));                 \
-  }                                                                     \
-  template <class S, class = std::enable_if_t<std::is_arithmetic_v<S>>> \
-  Tensor operator op(S s, const Tensor& x) {                            \
-    return scalar_like(x, static_cast<double>(s)) op x;                 \
+namespace detail {
+template <class S>
+double scalar_value(S s) {
+  if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+    return static_cast<double>(static_cast<float>(s));
+  } else {
+    return static_cast<double>(s);
+  }
+}
+}  // namespace detail
+#define EAGLE_SCALAR_OPERATOR(op)                                    \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor operator op(const Tensor& x, S s) {                         \
+    return x op scalar_like(x, detail::scalar_value(s));             \
+  }                                                                  \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor operator op(S s, const Tensor& x) {                         \
+    return scalar_like(x, detail::scalar_value(s)) op x;             \
   }
 EAGLE_SCALAR_OPERATOR(+)
 EAGLE_SCALAR_OPERATOR(-)
@@ -70,5 +83,23 @@ EAGLE_SCALAR_OPERATOR(<=)
 EAGLE_SCALAR_OPERATOR(>)
 EAGLE_SCALAR_OPERATOR(>=)
 #undef EAGLE_SCALAR_OPERATOR
+
+// Compound assignment rebinds the handle to a new tensor, as Python's `a += b` does to an
+// EagerTensor: tensors are immutable, so other handles to the old value keep seeing it.
+#define EAGLE_COMPOUND_ASSIGNMENT(op)                                \
+  inline Tensor& operator op##=(Tensor& x, const Tensor& y) {        \
+    x = x op y;                                                      \
+    return x;                                                        \
+  }                                                                  \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor& operator op##=(Tensor& x, S s) {                           \
+    x = x op s;                                                      \
+    return x;                                                        \
+  }
+EAGLE_COMPOUND_ASSIGNMENT(+)
+EAGLE_COMPOUND_ASSIGNMENT(-)
+EAGLE_COMPOUND_ASSIGNMENT(*)
+EAGLE_COMPOUND_ASSIGNMENT(/)
+#undef EAGLE_COMPOUND_ASSIGNMENT
 
 }  // namespace eagle
