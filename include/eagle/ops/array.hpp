@@ -1,4 +1,5 @@
-// Shape ops: reshape, transpose, expand_dims, squeeze, concat, slice.
+// Shape ops: reshape, transpose, expand_dims, squeeze, concat, slice. Indexing (t[i],
+// t[Slice{a, b}]) is on Tensor itself (eagle/tensor.hpp) and built on these.
 #pragma once
 
 #include <cstdint>
