@@ -455,8 +455,8 @@ void matmul(Env& env, GpuTimer& timer) {
                       var.dtype == "float32" ? (var.tf32 ? " tf32 on" : " tf32 off") : "");
       run_case(label, [&] {
         const bool bf16 = var.dtype == "bfloat16";
-        const eagle::Tensor xa = bf16 ? eagle::cast(a, eagle::bfloat16_t) : a;
-        const eagle::Tensor xb = bf16 ? eagle::cast(b, eagle::bfloat16_t) : b;
+        const eagle::Tensor xa = bf16 ? eagle::cast(a, eagle::kBFloat16) : a;
+        const eagle::Tensor xb = bf16 ? eagle::cast(b, eagle::kBFloat16) : b;
         eagle::config::enable_tensor_float_32_execution(var.tf32);
         const int inner =
             static_cast<int>(std::max<std::int64_t>(1, (2048LL * 2048 * 2048) / (n64 * n64 * n64)));

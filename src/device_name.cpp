@@ -3,6 +3,7 @@
 #include "eagle/device_name.hpp"
 
 #include <limits>
+#include <ostream>
 #include <utility>
 
 #include "eagle/errors.hpp"
@@ -186,6 +187,10 @@ bool DeviceName::matches(const DeviceName& spec) const {
   return (!spec.job || spec.job == job) && (!spec.replica || spec.replica == replica) &&
          (!spec.task || spec.task == task) && (!spec.type || spec.type == type) &&
          (!spec.id || spec.id == id);
+}
+
+std::ostream& operator<<(std::ostream& os, const DeviceName& name) {
+  return os << name.to_string();
 }
 
 }  // namespace eagle

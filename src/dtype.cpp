@@ -1,5 +1,7 @@
 #include "eagle/dtype.hpp"
 
+#include <ostream>
+
 namespace eagle {
 
 std::string_view dtype_name(DType dtype) {
@@ -45,5 +47,7 @@ bool is_floating(DType dtype) {
 }
 
 bool is_integer(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
+
+std::ostream& operator<<(std::ostream& os, DType dtype) { return os << dtype_name(dtype); }
 
 }  // namespace eagle

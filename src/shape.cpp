@@ -1,13 +1,15 @@
 #include "eagle/shape.hpp"
 
+#include <ostream>
+
 #include <fmt/format.h>
 
 #include "eagle/errors.hpp"
 
 namespace eagle {
 
-Shape::Shape(std::initializer_list<std::int64_t> dims) {
-  for (std::int64_t d : dims) push_back(d);
+Shape::Shape(std::initializer_list<Dim> dims) {
+  for (const Dim d : dims) push_back(d.value);
 }
 
 Shape::Shape(const std::vector<std::int64_t>& dims) {
@@ -43,6 +45,10 @@ std::string Shape::to_string() const { return fmt::format("[{}]", fmt::join(begi
 std::string Shape::to_tuple_string() const {
   if (rank_ == 1) return fmt::format("({},)", dims_[0]);
   return fmt::format("({})", fmt::join(begin(), end(), ", "));
+}
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) {
+  return os << shape.to_tuple_string();
 }
 
 bool operator==(const Shape& a, const Shape& b) {

@@ -10,8 +10,10 @@
 namespace eagle {
 namespace {
 
+// An undefined handle is a bad value the caller passed, whether to an op or as `this` of an
+// accessor: InvalidArgumentError in both places (docs/guide.md, "Errors").
 const runtime::TensorImpl& checked(const std::shared_ptr<runtime::TensorImpl>& impl) {
-  if (!impl) throw FailedPreconditionError("Use of an undefined eagle::Tensor");
+  if (!impl) throw InvalidArgumentError("Use of an undefined eagle::Tensor");
   return *impl;
 }
 

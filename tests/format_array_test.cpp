@@ -39,7 +39,7 @@ std::vector<T> generate(std::int64_t n, Fn fn) {
 
 TEST_CASE("format_array: bool bytes other than 0 and 1 print as True", "[format_array]") {
   const std::vector<std::uint8_t> values = {2, 0};
-  CHECK(format(values, eagle::bool_, eagle::Shape{2}) == "[ True False]");
+  CHECK(format(values, eagle::kBool, eagle::Shape{2}) == "[ True False]");
 }
 
 TEST_CASE("format_array: rank 0 and one element read a single value", "[format_array]") {
@@ -532,72 +532,72 @@ TEST_CASE("format_array: float64 summarized vector", "[format_array]") {
 TEST_CASE("format_array: float16 shortest repr of float16", "[format_array]") {
   const std::vector<eagle::float16> values = {
       eagle::float16(0.099975586f), eagle::float16(0.19995117f), eagle::float16(0.30004883f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{3}) == "[0.1 0.2 0.3]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{3}) == "[0.1 0.2 0.3]");
 }
 
 TEST_CASE("format_array: float16 at least 1e3 is scientific", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(1000.0f), eagle::float16(2000.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{2}) == "[1.e+03 2.e+03]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{2}) == "[1.e+03 2.e+03]");
 }
 
 TEST_CASE("format_array: float16 max value", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(65504.0f), eagle::float16(1.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{2}) == "[6.55e+04 1.00e+00]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{2}) == "[6.55e+04 1.00e+00]");
 }
 
 TEST_CASE("format_array: float16 one third", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(0.33325195f), eagle::float16(2.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{2}) == "[0.3333 2.    ]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{2}) == "[0.3333 2.    ]");
 }
 
 TEST_CASE("format_array: float16 1e-4 compared in float16 stays positional", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(0.000100016594f),
                                               eagle::float16(0.00020003319f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{2}) == "[0.0001 0.0002]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{2}) == "[0.0001 0.0002]");
 }
 
 TEST_CASE("format_array: float16 infinities", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(kInf), eagle::float16(-1.5f),
                                               eagle::float16(-kInf)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{3}) == "[ inf -1.5 -inf]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{3}) == "[ inf -1.5 -inf]");
 }
 
 TEST_CASE("format_array: float16 subnormals", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(5.9604645e-08f),
                                               eagle::float16(1.013279e-06f), eagle::float16(1.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{3}) == "[6.e-08 1.e-06 1.e+00]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{3}) == "[6.e-08 1.e-06 1.e+00]");
 }
 
 TEST_CASE("format_array: float16 power of two takes the decimal on its wider side",
           "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(0.015625f), eagle::float16(1.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{2}) == "[0.01563 1.     ]");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{2}) == "[0.01563 1.     ]");
 }
 
 TEST_CASE("format_array: float16 scalar", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(0.099975586f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{}) == "0.1");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{}) == "0.1");
 }
 
 TEST_CASE("format_array: float16 scalar 1e3 is scientific", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(1000.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{}) == "1e+03");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{}) == "1e+03");
 }
 
 TEST_CASE("format_array: float16 scalar max", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(65504.0f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{}) == "6.55e+04");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{}) == "6.55e+04");
 }
 
 TEST_CASE("format_array: float16 scalar below 1e3", "[format_array]") {
   const std::vector<eagle::float16> values = {eagle::float16(999.5f)};
-  CHECK(format(values, eagle::float16_t, eagle::Shape{}) == "999.5");
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{}) == "999.5");
 }
 
 TEST_CASE("format_array: float16 summarized matrix", "[format_array]") {
   const auto values = generate<eagle::float16>(
       1200, [](std::int64_t i) { return eagle::float16(static_cast<float>(i % 64) * 0.25f); });
-  CHECK(format(values, eagle::float16_t, eagle::Shape{30, 40}) ==
+  CHECK(format(values, eagle::kFloat16, eagle::Shape{30, 40}) ==
         "[[ 0.    0.25  0.5  ...  9.25  9.5   9.75]\n"
         " [10.   10.25 10.5  ...  3.25  3.5   3.75]\n"
         " [ 4.    4.25  4.5  ... 13.25 13.5  13.75]\n"
@@ -610,27 +610,27 @@ TEST_CASE("format_array: float16 summarized matrix", "[format_array]") {
 TEST_CASE("format_array: bfloat16 values", "[format_array]") {
   const std::vector<eagle::bfloat16> values = {eagle::bfloat16(0.100097656f), eagle::bfloat16(1.5f),
                                                eagle::bfloat16(3.0f)};
-  CHECK(format(values, eagle::bfloat16_t, eagle::Shape{3}) == "[0.10009766 1.5        3.        ]");
+  CHECK(format(values, eagle::kBFloat16, eagle::Shape{3}) == "[0.10009766 1.5        3.        ]");
 }
 
 TEST_CASE("format_array: bfloat16 matrix", "[format_array]") {
   const std::vector<eagle::bfloat16> values = {eagle::bfloat16(1.0f), eagle::bfloat16(-2.5f),
                                                eagle::bfloat16(0.0009994507f),
                                                eagle::bfloat16(100.0f)};
-  CHECK(format(values, eagle::bfloat16_t, eagle::Shape{2, 2}) ==
+  CHECK(format(values, eagle::kBFloat16, eagle::Shape{2, 2}) ==
         "[[ 1.000000e+00 -2.500000e+00]\n"
         " [ 9.994507e-04  1.000000e+02]]");
 }
 
 TEST_CASE("format_array: bfloat16 scalar", "[format_array]") {
   const std::vector<eagle::bfloat16> values = {eagle::bfloat16(3.140625f)};
-  CHECK(format(values, eagle::bfloat16_t, eagle::Shape{}) == "3.140625");
+  CHECK(format(values, eagle::kBFloat16, eagle::Shape{}) == "3.140625");
 }
 
 TEST_CASE("format_array: bfloat16 large values", "[format_array]") {
   const std::vector<eagle::bfloat16> values = {eagle::bfloat16(999424.0f),
                                                eagle::bfloat16(3.0040553e+38f)};
-  CHECK(format(values, eagle::bfloat16_t, eagle::Shape{2}) == "[9.9942400e+05 3.0040553e+38]");
+  CHECK(format(values, eagle::kBFloat16, eagle::Shape{2}) == "[9.9942400e+05 3.0040553e+38]");
 }
 
 TEST_CASE("format_array: int32 vector", "[format_array]") {
@@ -741,30 +741,30 @@ TEST_CASE("format_array: int64 summarized matrix", "[format_array]") {
 
 TEST_CASE("format_array: bool vector", "[format_array]") {
   const std::vector<std::uint8_t> values = {1, 0, 1};
-  CHECK(format(values, eagle::bool_, eagle::Shape{3}) == "[ True False  True]");
+  CHECK(format(values, eagle::kBool, eagle::Shape{3}) == "[ True False  True]");
 }
 
 TEST_CASE("format_array: bool matrix", "[format_array]") {
   const std::vector<std::uint8_t> values = {1, 1, 1, 0, 0, 0};
-  CHECK(format(values, eagle::bool_, eagle::Shape{2, 3}) ==
+  CHECK(format(values, eagle::kBool, eagle::Shape{2, 3}) ==
         "[[ True  True  True]\n"
         " [False False False]]");
 }
 
 TEST_CASE("format_array: bool scalar true", "[format_array]") {
   const std::vector<std::uint8_t> values = {1};
-  CHECK(format(values, eagle::bool_, eagle::Shape{}) == "True");
+  CHECK(format(values, eagle::kBool, eagle::Shape{}) == "True");
 }
 
 TEST_CASE("format_array: bool scalar false", "[format_array]") {
   const std::vector<std::uint8_t> values = {0};
-  CHECK(format(values, eagle::bool_, eagle::Shape{}) == "False");
+  CHECK(format(values, eagle::kBool, eagle::Shape{}) == "False");
 }
 
 TEST_CASE("format_array: bool summarized vector", "[format_array]") {
   const auto values = generate<std::uint8_t>(
       2000, [](std::int64_t i) { return static_cast<std::uint8_t>(i % 3 == 0); });
-  CHECK(format(values, eagle::bool_, eagle::Shape{2000}) ==
+  CHECK(format(values, eagle::kBool, eagle::Shape{2000}) ==
         "[ True False False ... False  True False]");
 }
 

@@ -29,17 +29,6 @@
 #include "eagle/ops.hpp"
 #include "eagle/xtensor.hpp"
 
-namespace Catch {
-template <>
-struct StringMaker<eagle::Shape> {
-  static std::string convert(const eagle::Shape& s) { return s.to_string(); }
-};
-template <>
-struct StringMaker<eagle::DType> {
-  static std::string convert(eagle::DType d) { return std::string(eagle::dtype_name(d)); }
-};
-}  // namespace Catch
-
 namespace {
 
 using eagle::bfloat16;

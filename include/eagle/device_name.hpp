@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,5 +45,8 @@ struct DeviceName {
   }
   friend bool operator!=(const DeviceName& a, const DeviceName& b) { return !(a == b); }
 };
+
+// Prints to_string(), the canonical text (fmt: include eagle/format.hpp).
+std::ostream& operator<<(std::ostream& os, const DeviceName& name);
 
 }  // namespace eagle

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string_view>
 #include <type_traits>
 
@@ -22,14 +23,25 @@ enum class DType : std::uint8_t {
 };
 inline constexpr int kNumDTypes = 7;
 
-// Convenience constants: eagle::float32 reads like tf.float32.
+// Convenience constants in libtorch's spelling (torch::kFloat32): they never collide with type
+// names such as C++23's std::float16_t, and eagle::float16 stays the storage type.
+inline constexpr DType kFloat32 = DType::kFloat32;
+inline constexpr DType kFloat64 = DType::kFloat64;
+inline constexpr DType kInt32 = DType::kInt32;
+inline constexpr DType kInt64 = DType::kInt64;
+inline constexpr DType kBool = DType::kBool;
+inline constexpr DType kFloat16 = DType::kFloat16;
+inline constexpr DType kBFloat16 = DType::kBFloat16;
+
+// TensorFlow's spelling: eagle::float32 reads like tf.float32.
 inline constexpr DType float32 = DType::kFloat32;
 inline constexpr DType float64 = DType::kFloat64;
 inline constexpr DType int32 = DType::kInt32;
 inline constexpr DType int64 = DType::kInt64;
-inline constexpr DType bool_ = DType::kBool;
-inline constexpr DType float16_t = DType::kFloat16;
-inline constexpr DType bfloat16_t = DType::kBFloat16;
+// These read like types (float16_t is one in C++23) and bool_ is not TF's name either.
+[[deprecated("use eagle::kBool")]] inline constexpr DType bool_ = DType::kBool;
+[[deprecated("use eagle::kFloat16")]] inline constexpr DType float16_t = DType::kFloat16;
+[[deprecated("use eagle::kBFloat16")]] inline constexpr DType bfloat16_t = DType::kBFloat16;
 
 // NumPy / tf.DType.name spelling: "float32", "int64", "bool", "float16", "bfloat16".
 std::string_view dtype_name(DType dtype);
@@ -38,6 +50,8 @@ std::string_view dtype_runtime_name(DType dtype);
 std::size_t dtype_size(DType dtype);
 bool is_floating(DType dtype);
 bool is_integer(DType dtype);
+// Prints dtype_name(): "float32" (fmt: include eagle/format.hpp).
+std::ostream& operator<<(std::ostream& os, DType dtype);
 
 template <class T>
 struct dtype_of;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,22 @@ namespace runtime {
 class TensorImpl;
 }
 
+// A range of indices along axis 0 for Tensor::operator[], as Python's x[start:stop] (step 1):
+// a negative bound counts from the end, bounds past either end are clamped, an absent one means
+// that end. Slice{1, 3}, Slice{-2} (the last two), Slice{std::nullopt, 2} (the first two).
+struct Slice {
+  Slice() = default;
+  explicit Slice(std::optional<std::int64_t> from) : start(from) {}
+  Slice(std::optional<std::int64_t> from, std::optional<std::int64_t> to) : start(from), stop(to) {}
+
+  std::optional<std::int64_t> start;
+  std::optional<std::int64_t> stop;
+};
+
 class Tensor {
  public:
-  // An undefined handle (for containers); every accessor on it throws FailedPreconditionError.
+  // An undefined handle (for containers); every accessor on it, like every op given it, throws
+  // InvalidArgumentError "Use of an undefined eagle::Tensor".
   Tensor() = default;
   explicit Tensor(std::shared_ptr<runtime::TensorImpl> impl) : impl_(std::move(impl)) {}
 
@@ -48,6 +62,13 @@ class Tensor {
     copy_to_host(&value, sizeof(T));
     return value;
   }
+
+  // x[i]: the sub-tensor at index i of axis 0, that axis removed (a negative i counts from the
+  // end); x[i][j] goes deeper. An index out of range is InvalidArgumentError
+  // "slice index 5 of dimension 0 out of bounds. [Op:StridedSlice]", as in TensorFlow.
+  Tensor operator[](std::int64_t index) const;
+  // x[Slice{a, b}]: rows a..b-1 of axis 0, the rank kept. Runs eagle::slice.
+  Tensor operator[](const Slice& range) const;
 
   const std::shared_ptr<runtime::TensorImpl>& impl() const { return impl_; }
 

@@ -58,12 +58,6 @@ std::vector<unsigned char> encode(const From* values, std::size_t count, DType d
   return bytes;
 }
 
-Tensor make_constant(const std::vector<unsigned char>& bytes, std::int64_t count, DType dtype,
-                     const std::optional<Shape>& shape) {
-  return constant_from_buffer(bytes.data(), count, dtype,
-                              shape ? *shape : Shape{static_cast<std::int64_t>(count)});
-}
-
 std::uint64_t fresh_seed() {
   static const std::uint64_t base =
       std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
@@ -116,62 +110,15 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
   return runtime::execute1({OpId::kConst, dtype, nullptr, 0, &output, 1, attrs, true});
 }
 
-Tensor constant(std::initializer_list<double> values, const std::optional<Shape>& shape,
-                std::optional<DType> dtype) {
-  const DType d = dtype.value_or(DType::kFloat32);
-  return make_constant(encode(values.begin(), values.size(), d),
-                       static_cast<std::int64_t>(values.size()), d, shape);
-}
-
-Tensor constant(std::initializer_list<std::initializer_list<double>> rows,
-                std::optional<DType> dtype) {
-  std::vector<double> flat;
-  const std::size_t width = rows.size() ? rows.begin()->size() : 0;
-  std::int64_t r = 0;
-  for (const auto& row : rows) {
-    if (row.size() != width) {
-      throw InvalidArgumentError(fmt::format(
-          "Can't convert non-rectangular nested list to Tensor: row {} has {} values, row 0 has {}",
-          r, row.size(), width));
-    }
-    flat.insert(flat.end(), row.begin(), row.end());
-    ++r;
+Tensor constant(const TensorData& values, const ShapeArg& shape, std::optional<DType> dtype) {
+  if (dtype && static_cast<int>(*dtype) >= kNumDTypes) {
+    ops::throw_invalid(OpId::kConst, fmt::format("DType value {} is not a valid eagle::DType",
+                                                 static_cast<int>(*dtype)));
   }
-  const DType d = dtype.value_or(DType::kFloat32);
-  return make_constant(
-      encode(flat.data(), flat.size(), d), static_cast<std::int64_t>(flat.size()), d,
-      Shape{static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(width)});
-}
-
-Tensor constant(std::initializer_list<int> values, const std::optional<Shape>& shape,
-                std::optional<DType> dtype) {
-  const DType d = dtype.value_or(DType::kInt32);
-  return make_constant(encode(values.begin(), values.size(), d),
-                       static_cast<std::int64_t>(values.size()), d, shape);
-}
-
-Tensor constant(std::initializer_list<bool> values, const std::optional<Shape>& shape) {
-  return make_constant(encode(values.begin(), values.size(), DType::kBool),
-                       static_cast<std::int64_t>(values.size()), DType::kBool, shape);
-}
-
-Tensor constant(double value, const std::optional<Shape>& shape, std::optional<DType> dtype) {
-  const DType d = dtype.value_or(DType::kFloat32);
-  return constant_from_buffer(encode(&value, 1, d).data(), 1, d, shape.value_or(Shape{}));
-}
-Tensor constant(float value, const std::optional<Shape>& shape) {
-  return constant_from_buffer(&value, 1, DType::kFloat32, shape.value_or(Shape{}));
-}
-Tensor constant(int value, const std::optional<Shape>& shape, std::optional<DType> dtype) {
-  const DType d = dtype.value_or(DType::kInt32);
-  return constant_from_buffer(encode(&value, 1, d).data(), 1, d, shape.value_or(Shape{}));
-}
-Tensor constant(std::int64_t value, const std::optional<Shape>& shape) {
-  return constant_from_buffer(&value, 1, DType::kInt64, shape.value_or(Shape{}));
-}
-Tensor constant(bool value, const std::optional<Shape>& shape) {
-  const unsigned char byte = value;
-  return constant_from_buffer(&byte, 1, DType::kBool, shape.value_or(Shape{}));
+  const Shape inferred = values.shape();  // checks the nesting before the dtype
+  const DType d = dtype ? *dtype : values.inferred_dtype();
+  const std::vector<unsigned char> bytes = values.to_bytes(d);
+  return constant_from_buffer(bytes.data(), values.num_values(), d, shape ? *shape : inferred);
 }
 
 Tensor scalar_like(const Tensor& like, double value) {

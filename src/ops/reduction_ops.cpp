@@ -16,7 +16,7 @@ Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
   ops::check_defined(x, op);
   const Shape& in = x.shape();
   ops::ReduceAttrs attrs;
-  if (axes.all()) {
+  if (axes.reduces_all()) {
     for (int i = 0; i < in.rank(); ++i) attrs.axes.push_back(i);
   } else {
     for (int axis : axes.list()) {

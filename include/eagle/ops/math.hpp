@@ -1,0 +1,105 @@
+// Elementwise math (NumPy broadcasting), the arithmetic and comparison operators, and compound
+// assignment.
+#pragma once
+
+#include <type_traits>
+
+#include "eagle/dtype.hpp"
+#include "eagle/tensor.hpp"
+#include "eagle/tensor_data.hpp"
+
+namespace eagle {
+
+// ---- Elementwise binary (NumPy broadcasting) --------------------------------------------------
+Tensor add(const Tensor& x, const Tensor& y);
+Tensor subtract(const Tensor& x, const Tensor& y);
+Tensor multiply(const Tensor& x, const Tensor& y);
+// True division: integer inputs give float64, as tf.math.truediv does for int32/int64.
+Tensor divide(const Tensor& x, const Tensor& y);
+Tensor maximum(const Tensor& x, const Tensor& y);
+Tensor minimum(const Tensor& x, const Tensor& y);
+Tensor pow(const Tensor& x, const Tensor& y);
+Tensor equal(const Tensor& x, const Tensor& y);
+Tensor not_equal(const Tensor& x, const Tensor& y);
+Tensor less(const Tensor& x, const Tensor& y);
+Tensor less_equal(const Tensor& x, const Tensor& y);
+Tensor greater(const Tensor& x, const Tensor& y);
+Tensor greater_equal(const Tensor& x, const Tensor& y);
+
+// ---- Elementwise unary -------------------------------------------------------------------------
+Tensor negative(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+
+// ---- Operators ---------------------------------------------------------------------------------
+inline Tensor operator+(const Tensor& x, const Tensor& y) { return add(x, y); }
+inline Tensor operator-(const Tensor& x, const Tensor& y) { return subtract(x, y); }
+inline Tensor operator*(const Tensor& x, const Tensor& y) { return multiply(x, y); }
+inline Tensor operator/(const Tensor& x, const Tensor& y) { return divide(x, y); }
+inline Tensor operator-(const Tensor& x) { return negative(x); }
+inline Tensor operator==(const Tensor& x, const Tensor& y) { return equal(x, y); }
+inline Tensor operator!=(const Tensor& x, const Tensor& y) { return not_equal(x, y); }
+inline Tensor operator<(const Tensor& x, const Tensor& y) { return less(x, y); }
+inline Tensor operator<=(const Tensor& x, const Tensor& y) { return less_equal(x, y); }
+inline Tensor operator>(const Tensor& x, const Tensor& y) { return greater(x, y); }
+inline Tensor operator>=(const Tensor& x, const Tensor& y) { return greater_equal(x, y); }
+
+// A C++ number next to a tensor takes the tensor's dtype (as a Python scalar does in TF).
+// float16 and bfloat16 values count as numbers too: x * eagle::float16(2.f).
+Tensor scalar_like(const Tensor& like, double value);
+namespace detail {
+template <class S>
+double scalar_value(S s) {
+  if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+    return static_cast<double>(static_cast<float>(s));
+  } else {
+    return static_cast<double>(s);
+  }
+}
+}  // namespace detail
+#define EAGLE_SCALAR_OPERATOR(op)                                    \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor operator op(const Tensor& x, S s) {                         \
+    return x op scalar_like(x, detail::scalar_value(s));             \
+  }                                                                  \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor operator op(S s, const Tensor& x) {                         \
+    return scalar_like(x, detail::scalar_value(s)) op x;             \
+  }
+EAGLE_SCALAR_OPERATOR(+)
+EAGLE_SCALAR_OPERATOR(-)
+EAGLE_SCALAR_OPERATOR(*)
+EAGLE_SCALAR_OPERATOR(/)
+EAGLE_SCALAR_OPERATOR(==)
+EAGLE_SCALAR_OPERATOR(!=)
+EAGLE_SCALAR_OPERATOR(<)
+EAGLE_SCALAR_OPERATOR(<=)
+EAGLE_SCALAR_OPERATOR(>)
+EAGLE_SCALAR_OPERATOR(>=)
+#undef EAGLE_SCALAR_OPERATOR
+
+// Compound assignment rebinds the handle to a new tensor, as Python's `a += b` does to an
+// EagerTensor: tensors are immutable, so other handles to the old value keep seeing it.
+#define EAGLE_COMPOUND_ASSIGNMENT(op)                                \
+  inline Tensor& operator op##=(Tensor& x, const Tensor& y) {        \
+    x = x op y;                                                      \
+    return x;                                                        \
+  }                                                                  \
+  template <class S, class = std::enable_if_t<is_element_type_v<S>>> \
+  Tensor& operator op##=(Tensor& x, S s) {                           \
+    x = x op s;                                                      \
+    return x;                                                        \
+  }
+EAGLE_COMPOUND_ASSIGNMENT(+)
+EAGLE_COMPOUND_ASSIGNMENT(-)
+EAGLE_COMPOUND_ASSIGNMENT(*)
+EAGLE_COMPOUND_ASSIGNMENT(/)
+#undef EAGLE_COMPOUND_ASSIGNMENT
+
+}  // namespace eagle
