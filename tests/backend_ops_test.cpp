@@ -41,9 +41,9 @@
 #include <vector>
 
 #include "eagle/eagle.hpp"
+#include "ops/op_defs.hpp"
 #include "real_gpu.hpp"
 #include "runtime/context.hpp"
-#include "ops/op_defs.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -20,8 +20,8 @@
 #include "cuda_kernels.hpp"
 #include "gather_plan.hpp"
 #include "matmul_plan.hpp"
-#include "reduction_plan.hpp"
 #include "ops/op_defs.hpp"
+#include "reduction_plan.hpp"
 #include "runtime/kernel_table.hpp"
 
 namespace {
