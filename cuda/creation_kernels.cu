@@ -8,11 +8,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu/numeric.hpp"
-#include "cpu/philox.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
 #include "kernel_launch.hpp"
+#include "kernels/numeric.hpp"
+#include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -168,7 +168,7 @@ struct FillKernel {
     const std::int64_t n = ctx.output_shape().num_elements();
     if (n == 0) return;
     // The value is converted on the host with the CPU's rules, then its bits are broadcast.
-    const T host_value = cpu::convert<T>(ctx.attrs<ops::FillAttrs>().value);
+    const T host_value = kernels::convert<T>(ctx.attrs<ops::FillAttrs>().value);
     S value;
     static_assert(sizeof(S) == sizeof(T));
     std::memcpy(static_cast<void*>(&value), &host_value, sizeof value);

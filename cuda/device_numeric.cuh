@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "eagle/half.hpp"
+#include "kernels/scalar_math.hpp"
 
 namespace eagle::cuda {
 
@@ -51,15 +52,6 @@ __device__ __forceinline__ compute_of_t<S> load_value(S v) {
   }
 }
 
-template <class C>
-__device__ __forceinline__ bool is_nan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return isnan(v);
-  } else {
-    return false;
-  }
-}
-
 // Conversion with the CPU's rules: round to nearest even into 16-bit floats, saturation and
 // NaN -> 0 from floating point to integers, != 0 into bool.
 template <class To, class From>
@@ -86,47 +78,12 @@ __device__ __forceinline__ To convert_value(From v) {
   }
 }
 
-// Two's complement wrapping for integers (no undefined behaviour), plain arithmetic otherwise.
-template <class C>
-__device__ __forceinline__ C wrap_add(C a, C b) {
-  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class C>
-__device__ __forceinline__ C wrap_sub(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-  } else {
-    return a - b;
-  }
-}
-template <class C>
-__device__ __forceinline__ C wrap_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
-
-// Maximum and minimum propagate NaN, as np.maximum and tf.maximum.
-template <class C>
-__device__ __forceinline__ C nan_max(C a, C b) {
-  if (is_nan(a)) return a;
-  if (is_nan(b)) return b;
-  return a < b ? b : a;
-}
-template <class C>
-__device__ __forceinline__ C nan_min(C a, C b) {
-  if (is_nan(a)) return a;
-  if (is_nan(b)) return b;
-  return b < a ? b : a;
-}
+// Shared with the CPU kernels (Note [Maximum of equal values]).
+using kernels::is_nan;
+using kernels::nan_max;
+using kernels::nan_min;
+using kernels::wrap_add;
+using kernels::wrap_mul;
+using kernels::wrap_sub;
 
 }  // namespace eagle::cuda

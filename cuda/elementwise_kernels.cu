@@ -1,5 +1,5 @@
-// CUDA kernels of the elementwise binary and unary ops: the same functors as the CPU's
-// (src/cpu/elementwise_kernels.cpp), over 16-byte vector loads and stores when the inputs are
+// CUDA kernels of the elementwise binary and unary ops: the CPU's functors
+// (kernels/elementwise_functors.hpp), over 16-byte vector loads and stores when the inputs are
 // contiguous and alike, over a broadcast plan (no materialised broadcast) otherwise.
 #include <cuda_runtime.h>
 
@@ -11,6 +11,7 @@
 #include "device_numeric.cuh"
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/elementwise_functors.hpp"
 #include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 #include "vector_pack.cuh"
@@ -22,141 +23,6 @@ using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::KernelTable;
 using runtime::OpId;
-
-// ---- Functors on compute values (kPredicate: the result is bool) -------------------------------
-struct AddFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return wrap_add(a, b);
-  }
-};
-struct SubFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return wrap_sub(a, b);
-  }
-};
-struct MulFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return wrap_mul(a, b);
-  }
-};
-struct DivFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return a / b;
-  }
-};
-struct MaxFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return nan_max(a, b);
-  }
-};
-struct MinFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C a, C b) const {
-    return nan_min(a, b);
-  }
-};
-struct PowFn {
-  static constexpr bool kPredicate = false;
-  template <class C>
-  __device__ C operator()(C base, C exponent) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      return pow(base, exponent);
-    } else {  // by squaring, wrapping; negative exponents were refused before the launch
-      C result = 1;
-      while (exponent > 0) {
-        if (exponent & 1) result = wrap_mul(result, base);
-        base = wrap_mul(base, base);
-        exponent >>= 1;
-      }
-      return result;
-    }
-  }
-};
-#define EAGLE_PREDICATE(Name, expr)              \
-  struct Name {                                  \
-    static constexpr bool kPredicate = true;     \
-    template <class C>                           \
-    __device__ bool operator()(C a, C b) const { \
-      return expr;                               \
-    }                                            \
-  };
-EAGLE_PREDICATE(EqualFn, a == b)
-EAGLE_PREDICATE(NotEqualFn, a != b)
-EAGLE_PREDICATE(LessFn, a < b)
-EAGLE_PREDICATE(LessEqualFn, a <= b)
-EAGLE_PREDICATE(GreaterFn, a > b)
-EAGLE_PREDICATE(GreaterEqualFn, a >= b)
-#undef EAGLE_PREDICATE
-
-struct NegFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return wrap_sub(C{0}, a);
-  }
-};
-struct AbsFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      return fabs(a);
-    } else {
-      return a < 0 ? wrap_sub(C{0}, a) : a;
-    }
-  }
-};
-struct ExpFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return exp(a);
-  }
-};
-struct LogFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return log(a);
-  }
-};
-struct SqrtFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return sqrt(a);
-  }
-};
-struct SquareFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return wrap_mul(a, a);
-  }
-};
-struct ReluFn {  // NaN stays NaN
-  template <class C>
-  __device__ C operator()(C a) const {
-    return a < C{0} ? C{0} : a;
-  }
-};
-struct SigmoidFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return C{1} / (C{1} + exp(-a));
-  }
-};
-struct TanhFn {
-  template <class C>
-  __device__ C operator()(C a) const {
-    return tanh(a);
-  }
-};
 
 // ---- Kernels ------------------------------------------------------------------------------------
 
@@ -287,11 +153,11 @@ DeviceBroadcastPlan<Index> to_device_plan(const BroadcastPlan& plan) {
 template <class T, class Fn>
 void binary_kernel(KernelContext& ctx) {
   using S = storage_t<T>;
-  using Out = std::conditional_t<Fn::kPredicate, bool, S>;
+  using Out = std::conditional_t<kernels::is_predicate_v<Fn>, bool, S>;
   const LaunchScope scope(ctx);
   const runtime::TensorImpl& x = ctx.input(0);
   const runtime::TensorImpl& y = ctx.input(1);
-  if constexpr (std::is_same_v<Fn, PowFn> && std::is_integral_v<T>) {
+  if constexpr (std::is_same_v<Fn, kernels::PowFn> && std::is_integral_v<T>) {
     check_no_negative_exponent<S>(scope, y);
   }
   auto out = ctx.allocate_output();
@@ -355,29 +221,11 @@ void add_unary(KernelTable& table) {
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-  add_binary<OpId::kAddV2, AddFn>(table);
-  add_binary<OpId::kSub, SubFn>(table);
-  add_binary<OpId::kMul, MulFn>(table);
-  add_binary<OpId::kRealDiv, DivFn>(table);
-  add_binary<OpId::kMaximum, MaxFn>(table);
-  add_binary<OpId::kMinimum, MinFn>(table);
-  add_binary<OpId::kPow, PowFn>(table);
-  add_binary<OpId::kEqual, EqualFn>(table);
-  add_binary<OpId::kNotEqual, NotEqualFn>(table);
-  add_binary<OpId::kLess, LessFn>(table);
-  add_binary<OpId::kLessEqual, LessEqualFn>(table);
-  add_binary<OpId::kGreater, GreaterFn>(table);
-  add_binary<OpId::kGreaterEqual, GreaterEqualFn>(table);
-
-  add_unary<OpId::kNeg, NegFn>(table);
-  add_unary<OpId::kAbs, AbsFn>(table);
-  add_unary<OpId::kExp, ExpFn>(table);
-  add_unary<OpId::kLog, LogFn>(table);
-  add_unary<OpId::kSqrt, SqrtFn>(table);
-  add_unary<OpId::kSquare, SquareFn>(table);
-  add_unary<OpId::kRelu, ReluFn>(table);
-  add_unary<OpId::kSigmoid, SigmoidFn>(table);
-  add_unary<OpId::kTanh, TanhFn>(table);
+#define EAGLE_ADD_BINARY(op, fn) add_binary<OpId::k##op, kernels::fn>(table);
+#define EAGLE_ADD_UNARY(op, fn) add_unary<OpId::k##op, kernels::fn>(table);
+  EAGLE_ELEMENTWISE_OPS(EAGLE_ADD_BINARY, EAGLE_ADD_UNARY)
+#undef EAGLE_ADD_BINARY
+#undef EAGLE_ADD_UNARY
 }
 
 }  // namespace eagle::cuda

@@ -1,5 +1,5 @@
 // 16-bit floating-point storage types. Arithmetic on the CPU converts to float32 and back
-// (see Note [Half precision on the CPU] in src/cpu/numeric.hpp).
+// (see Note [Half precision on the CPU] in src/kernels/numeric.hpp).
 #pragma once
 
 #include <cstdint>

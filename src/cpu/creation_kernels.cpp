@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "cpu/numeric.hpp"
-#include "cpu/philox.hpp"
 #include "cpu/register_kernels.hpp"
+#include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"

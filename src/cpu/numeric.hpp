@@ -1,5 +1,4 @@
-// Scalar helpers shared by CPU kernels: compute types for 16-bit floats, wrapping integer
-// arithmetic (two's complement, no undefined behaviour), conversions.
+// The scalar helpers CPU kernels use unqualified, from the backend-neutral kernels/ headers.
 #pragma once
 
 #include <cmath>
@@ -8,83 +7,19 @@
 #include <type_traits>
 
 #include "eagle/half.hpp"
+#include "kernels/numeric.hpp"
+#include "kernels/scalar_math.hpp"
 
 namespace eagle::cpu {
 
-// Note [Half precision on the CPU]: float16 and bfloat16 are storage types here. Kernels load
-// them as float32, compute in float32 and round once when storing (as TensorFlow's CPU kernels
-// do through Eigen::half), so results differ from a float32 run only by that final rounding.
-template <class T>
-struct compute_type {
-  using type = T;
-};
-template <>
-struct compute_type<float16> {
-  using type = float;
-};
-template <>
-struct compute_type<bfloat16> {
-  using type = float;
-};
-template <class T>
-using compute_t = typename compute_type<T>::type;
+using kernels::compute_t;
+using kernels::convert;
+using kernels::is_half_v;
 
-template <class T>
-inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
-template <class To, class From>
-inline To convert(From v) {
-  if constexpr (is_half_v<To>) {
-    return To(static_cast<float>(v));
-  } else if constexpr (is_half_v<From>) {
-    return convert<To>(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From{};
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // Saturating, NaN -> 0: a plain static_cast would be undefined out of range.
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) {
-      return std::numeric_limits<To>::lowest();
-    }
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) {
-      return std::numeric_limits<To>::max();
-    }
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-template <class T>
-inline T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-inline T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-  } else {
-    return a - b;
-  }
-}
-template <class T>
-inline T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
-template <class T>
-inline T wrap_neg(T a) {
-  return wrap_sub(T{0}, a);
-}
+// Wrapping integer arithmetic, shared with the CUDA kernels.
+using kernels::wrap_add;
+using kernels::wrap_mul;
+using kernels::wrap_neg;
+using kernels::wrap_sub;
 
 }  // namespace eagle::cpu

@@ -6,11 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define EAGLE_HOST_DEVICE __host__ __device__
-#else
-#define EAGLE_HOST_DEVICE
-#endif
+#include "kernels/host_device.hpp"
 
 namespace eagle::random {
 

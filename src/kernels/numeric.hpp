@@ -1,0 +1,58 @@
+// Element-type helpers shared by the CPU kernels and the host side of the CUDA kernels: the
+// compute type of each storage type and conversions with eagle's rules.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "eagle/half.hpp"
+
+namespace eagle::kernels {
+
+// Note [Half precision on the CPU]: float16 and bfloat16 are storage types here. Kernels load
+// them as float32, compute in float32 and round once when storing (as TensorFlow's CPU kernels
+// do through Eigen::half), so results differ from a float32 run only by that final rounding.
+template <class T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<float16> {
+  using type = float;
+};
+template <>
+struct compute_type<bfloat16> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename compute_type<T>::type;
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (is_half_v<To>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (is_half_v<From>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From{};
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Saturating, NaN -> 0: a plain static_cast would be undefined out of range.
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) {
+      return std::numeric_limits<To>::lowest();
+    }
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) {
+      return std::numeric_limits<To>::max();
+    }
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace eagle::kernels
