@@ -52,8 +52,8 @@ __device__ __forceinline__ compute_of_t<S> load_value(S v) {
   }
 }
 
-// Conversion with the CPU's rules: round to nearest even into 16-bit floats, saturation and
-// NaN -> 0 from floating point to integers, != 0 into bool.
+// Conversion with the CPU's rules: round to nearest even into 16-bit floats, TensorFlow's x86-64
+// results from floating point to integers, != 0 into bool.
 template <class To, class From>
 __device__ __forceinline__ To convert_value(From v) {
   if constexpr (is_half_storage_v<From>) {
@@ -65,13 +65,9 @@ __device__ __forceinline__ To convert_value(From v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if (isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) {
-      return std::numeric_limits<To>::lowest();
-    }
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) {
-      return std::numeric_limits<To>::max();
-    }
+    // Note [Float to integer casts] in src/kernels/numeric.hpp (CUDA's own conversion saturates).
+    constexpr From kLimit = From(std::uint64_t{1} << (std::numeric_limits<To>::digits));
+    if (!(v >= -kLimit && v < kLimit)) return std::numeric_limits<To>::lowest();
     return static_cast<To>(v);
   } else {
     return static_cast<To>(v);

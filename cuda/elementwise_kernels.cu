@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "broadcast_plan.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
@@ -91,16 +93,17 @@ __global__ void binary_broadcast(const S* __restrict__ a, const S* __restrict__ 
   }
 }
 
-template <class S>
-__global__ void flag_negative(const S* __restrict__ x, std::int64_t n, int* flag) {
+// Sets *flag when some element is negative (kZero: is zero).
+template <class S, bool kZero>
+__global__ void flag_elements(const S* __restrict__ x, std::int64_t n, int* flag) {
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    if (x[i] < 0) *flag = 1;
+    if (kZero ? x[i] == 0 : x[i] < 0) *flag = 1;
   }
 }
 
-template <class S, class Fn>
-__global__ void unary_contiguous(const S* __restrict__ x, S* __restrict__ out, std::int64_t n) {
+template <class S, class Out, class Fn>
+__global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out, std::int64_t n) {
   constexpr int kWidth = kPackWidth<S>;
   const Fn fn{};
   const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -108,34 +111,33 @@ __global__ void unary_contiguous(const S* __restrict__ x, S* __restrict__ out, s
   const std::int64_t packs = n / kWidth;
   for (std::int64_t p = start; p < packs; p += stride) {
     const Pack<S, kWidth> px = load_pack<kWidth>(x, p);
-    Pack<S, kWidth> po;
+    Pack<Out, kWidth> po;
 #pragma unroll
-    for (int j = 0; j < kWidth; ++j) po.v[j] = convert_value<S>(fn(load_value(px.v[j])));
+    for (int j = 0; j < kWidth; ++j) po.v[j] = convert_value<Out>(fn(load_value(px.v[j])));
     store_pack<kWidth>(out, p, po);
   }
   for (std::int64_t i = packs * kWidth + start; i < n; i += stride) {
-    out[i] = convert_value<S>(fn(load_value(x[i])));
+    out[i] = convert_value<Out>(fn(load_value(x[i])));
   }
 }
 
 // ---- Kernel functions ---------------------------------------------------------------------------
 
-// Integers to negative integer powers are an error, as on the CPU; finding one means reading a
-// flag back, so only integer Pow on the GPU waits for the device.
-template <class S>
-void check_no_negative_exponent(const LaunchScope& scope, const runtime::TensorImpl& exponent) {
-  const std::int64_t n = exponent.shape().num_elements();
-  if (n == 0) return;
+// Integers to negative integer powers, and integer division by zero (Note [Integer division by
+// zero]), are errors, as on the CPU; finding one means reading a flag back, so only these integer
+// ops wait for the device.
+template <class S, bool kZero>
+bool any_element(const LaunchScope& scope, const runtime::TensorImpl& x) {
+  const std::int64_t n = x.shape().num_elements();
+  if (n == 0) return false;
   auto flag = runtime::allocate_tensor(scope.device(), Shape{}, DType::kInt32);
   EAGLE_CUDA_CHECK(cudaMemsetAsync(flag->data(), 0, sizeof(int), scope.stream()));
-  flag_negative<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
-      exponent.data<const S>(), n, flag->data<int>());
-  check_launch("flag_negative");
-  int negative = 0;
-  scope.device().copy_to_host(&negative, flag->data(), sizeof negative);
-  if (negative != 0) {
-    throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
-  }
+  flag_elements<S, kZero><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
+      x.data<const S>(), n, flag->data<int>());
+  check_launch("flag_elements");
+  int found = 0;
+  scope.device().copy_to_host(&found, flag->data(), sizeof found);
+  return found != 0;
 }
 
 template <class Index>
@@ -158,7 +160,15 @@ void binary_kernel(KernelContext& ctx) {
   const runtime::TensorImpl& x = ctx.input(0);
   const runtime::TensorImpl& y = ctx.input(1);
   if constexpr (std::is_same_v<Fn, kernels::PowFn> && std::is_integral_v<T>) {
-    check_no_negative_exponent<S>(scope, y);
+    if (any_element<S, false>(scope, y)) {
+      throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
+    }
+  }
+  if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
+    if (any_element<S, true>(scope, y)) {
+      throw InvalidArgumentError(
+          fmt::format("Integer division by zero [Op:{}]", runtime::op_name(ctx.op())));
+    }
   }
   auto out = ctx.allocate_output();
   const std::int64_t n = ctx.output_shape().num_elements();
@@ -196,14 +206,16 @@ void binary_kernel(KernelContext& ctx) {
 template <class T, class Fn>
 void unary_kernel(KernelContext& ctx) {
   using S = storage_t<T>;
+  using Out = std::conditional_t<std::is_same_v<decltype(Fn{}(compute_of_t<S>{})), bool>, bool, S>;
   const LaunchScope scope(ctx);
   const runtime::TensorImpl& x = ctx.input(0);
   auto out = ctx.allocate_output();
   const std::int64_t n = ctx.output_shape().num_elements();
   if (n == 0) return;
   // Storage is 256-byte aligned (BfcAllocator), so packs always apply to whole tensors.
-  unary_contiguous<S, Fn><<<grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device()),
-                            kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<S>(), n);
+  unary_contiguous<S, Out, Fn>
+      <<<grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device()), kBlockSize, 0,
+         scope.stream()>>>(x.data<const S>(), out->data<Out>(), n);
   check_launch("unary elementwise kernel");
 }
 

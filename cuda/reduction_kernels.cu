@@ -271,64 +271,93 @@ void reduce_view(const LaunchScope& scope, const S* in, std::int64_t outer, std:
   check_launch("reduce_columns (partials)");
 }
 
-// ---- ArgMax -------------------------------------------------------------------------------------
+// ---- ArgMax / ArgMin ------------------------------------------------------------------------
 
-// The CPU's rule: the first largest element; a NaN counts as largest, the first NaN wins.
+// The CPU's rule (Note [ArgMax and NaN] in src/cpu/reduce.cpp): an element counts only when it is
+// strictly beyond the type's lowest (highest) value, so NaN never counts; among those that do,
+// the most extreme wins, the first on ties; nothing counting gives index 0. As a pair
+// (value, index) with index -1 for "nothing yet", combining is associative and commutative, so
+// threads and warps may combine in any order.
 template <class C>
 struct Best {
   C value;
   std::int64_t index;
 };
-template <class C>
+
+template <class S, bool kMax>
+__device__ __forceinline__ compute_of_t<S> arg_start() {
+  using C = compute_of_t<S>;
+  if constexpr (std::is_same_v<S, __half>) {
+    return kMax ? -65504.0f : 65504.0f;
+  } else if constexpr (std::is_same_v<S, __nv_bfloat16>) {
+    return kMax ? -3.38953139e38f : 3.38953139e38f;
+  } else if constexpr (kMax) {
+    return std::numeric_limits<C>::lowest();
+  } else {
+    return std::numeric_limits<C>::max();
+  }
+}
+
+template <bool kMax, class C>
+__device__ __forceinline__ bool beyond(C a, C b) {
+  if constexpr (kMax) {
+    return a > b;
+  } else {
+    return a < b;
+  }
+}
+
+template <bool kMax, class C>
 __device__ __forceinline__ bool beats(const Best<C>& a, const Best<C>& b) {  // a before b?
   if (a.index < 0) return false;
   if (b.index < 0) return true;
-  const bool a_nan = is_nan(a.value);
-  const bool b_nan = is_nan(b.value);
-  if (a_nan || b_nan) return a_nan && (!b_nan || a.index < b.index);
-  if (a.value != b.value) return a.value > b.value;
+  if (a.value != b.value) return beyond<kMax>(a.value, b.value);
   return a.index < b.index;
 }
-template <class C>
+
+template <bool kMax, class C>
 __device__ __forceinline__ Best<C> warp_best(Best<C> v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) {
     Best<C> other;
-    other.value = __shfl_down_sync(0xffffffffu, v.value, offset);
+    other.value = static_cast<C>(__shfl_down_sync(0xffffffffu, v.value, offset));
     other.index = __shfl_down_sync(0xffffffffu, v.index, offset);
-    if (beats(other, v)) v = other;
+    if (beats<kMax>(other, v)) v = other;
   }
   return v;
 }
 
 // inner == 1: one block per row.
-template <class S>
-__global__ void argmax_rows(const S* __restrict__ in, std::int64_t length,
-                            std::int64_t* __restrict__ out) {
+template <class S, bool kMax>
+__global__ void arg_rows(const S* __restrict__ in, std::int64_t length,
+                         std::int64_t* __restrict__ out) {
   using C = compute_of_t<S>;
   __shared__ Best<C> partial[32];
   const S* x = in + std::int64_t{blockIdx.x} * length;
+  const C start = arg_start<S, kMax>();
   Best<C> best{C{}, -1};
   for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
-    const Best<C> candidate{load_value(x[i]), i};
-    if (beats(candidate, best)) best = candidate;
+    const C v = load_value(x[i]);
+    if (!beyond<kMax>(v, start)) continue;  // NaN and the limit itself never count
+    const Best<C> candidate{v, i};
+    if (beats<kMax>(candidate, best)) best = candidate;
   }
-  best = warp_best(best);
+  best = warp_best<kMax>(best);
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
   if (lane == 0) partial[warp] = best;
   __syncthreads();
   if (warp == 0) {
     best = lane < static_cast<int>(blockDim.x / 32) ? partial[lane] : Best<C>{C{}, -1};
-    best = warp_best(best);
-    if (lane == 0) out[blockIdx.x] = best.index;
+    best = warp_best<kMax>(best);
+    if (lane == 0) out[blockIdx.x] = best.index < 0 ? 0 : best.index;
   }
 }
 
 // inner > 1: one thread per output column, walking the axis in order.
-template <class S>
-__global__ void argmax_columns(const S* __restrict__ in, std::int64_t outer, std::int64_t length,
-                               std::int64_t inner, std::int64_t* __restrict__ out) {
+template <class S, bool kMax>
+__global__ void arg_columns(const S* __restrict__ in, std::int64_t outer, std::int64_t length,
+                            std::int64_t inner, std::int64_t* __restrict__ out) {
   using C = compute_of_t<S>;
   const std::int64_t columns = outer * inner;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
@@ -337,11 +366,11 @@ __global__ void argmax_columns(const S* __restrict__ in, std::int64_t outer, std
     const std::int64_t o = c / inner;
     const std::int64_t i = c - o * inner;
     const S* x = in + o * length * inner + i;
-    C best = load_value(x[0]);
+    C best = arg_start<S, kMax>();
     std::int64_t best_index = 0;
-    for (std::int64_t r = 1; r < length && !is_nan(best); ++r) {
+    for (std::int64_t r = 0; r < length; ++r) {
       const C v = load_value(x[r * inner]);
-      if (is_nan(v) || v > best) {
+      if (beyond<kMax>(v, best)) {
         best = v;
         best_index = r;
       }
@@ -393,34 +422,37 @@ struct Reduce {
   };
 };
 
-template <class T>
-struct ArgMaxKernel {
-  static void run(KernelContext& ctx) {
-    using S = storage_t<T>;
-    const LaunchScope scope(ctx);
-    auto out = ctx.allocate_output();
-    const runtime::TensorImpl& x = ctx.input(0);
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
-    std::int64_t outer = 1;
-    std::int64_t inner = 1;
-    for (int a = 0; a < axis; ++a) outer *= x.shape()[a];
-    for (int a = axis + 1; a < x.shape().rank(); ++a) inner *= x.shape()[a];
-    const std::int64_t length = x.shape()[axis];  // > 0: the op refuses an empty axis
-    if (outer * inner == 0) return;
-    std::int64_t* o = out->data<std::int64_t>();
-    if (inner == 1) {
-      if (outer > 0x7fffffff) throw InternalError("argmax: more than 2^31 - 1 rows");
-      const int threads = length >= 1024 ? 512 : length >= 128 ? 128 : 32;
-      argmax_rows<S><<<static_cast<unsigned>(outer), threads, 0, scope.stream()>>>(
-          x.data<const S>(), length, o);
-      check_launch("argmax_rows");
-    } else {
-      argmax_columns<S>
-          <<<grid_size(outer * inner, scope.device()), kBlockSize, 0, scope.stream()>>>(
-              x.data<const S>(), outer, length, inner, o);
-      check_launch("argmax_columns");
+template <bool kMax>
+struct Arg {
+  template <class T>
+  struct Kernel {
+    static void run(KernelContext& ctx) {
+      using S = storage_t<T>;
+      const LaunchScope scope(ctx);
+      auto out = ctx.allocate_output();
+      const runtime::TensorImpl& x = ctx.input(0);
+      const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+      std::int64_t outer = 1;
+      std::int64_t inner = 1;
+      for (int a = 0; a < axis; ++a) outer *= x.shape()[a];
+      for (int a = axis + 1; a < x.shape().rank(); ++a) inner *= x.shape()[a];
+      const std::int64_t length = x.shape()[axis];  // > 0: the op refuses an empty axis
+      if (outer * inner == 0) return;
+      std::int64_t* o = out->data<std::int64_t>();
+      if (inner == 1) {
+        if (outer > 0x7fffffff) throw InternalError("argmax: more than 2^31 - 1 rows");
+        const int threads = length >= 1024 ? 512 : length >= 128 ? 128 : 32;
+        arg_rows<S, kMax><<<static_cast<unsigned>(outer), threads, 0, scope.stream()>>>(
+            x.data<const S>(), length, o);
+        check_launch("arg_rows");
+      } else {
+        arg_columns<S, kMax>
+            <<<grid_size(outer * inner, scope.device()), kBlockSize, 0, scope.stream()>>>(
+                x.data<const S>(), outer, length, inner, o);
+        check_launch("arg_columns");
+      }
     }
-  }
+  };
 };
 
 }  // namespace
@@ -430,7 +462,8 @@ void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kMean, DeviceType::kGPU, Reduce<MeanOp>::Kernel>(table);
   kernels::register_op<OpId::kMax, DeviceType::kGPU, Reduce<MaxOp>::Kernel>(table);
   kernels::register_op<OpId::kMin, DeviceType::kGPU, Reduce<MinOp>::Kernel>(table);
-  kernels::register_op<OpId::kArgMax, DeviceType::kGPU, ArgMaxKernel>(table);
+  kernels::register_op<OpId::kArgMax, DeviceType::kGPU, Arg<true>::Kernel>(table);
+  kernels::register_op<OpId::kArgMin, DeviceType::kGPU, Arg<false>::Kernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -432,14 +432,29 @@ const std::vector<OpId> kRangeOps = {OpId::kRange};
 const std::vector<OpId> kRandomOps = {OpId::kRandomUniform, OpId::kRandomStandardNormal};
 const std::vector<OpId> kCastOps = {OpId::kCast};
 const std::vector<OpId> kBinaryOps = {
-    OpId::kAddV2,     OpId::kSub,     OpId::kMul,         OpId::kRealDiv,  OpId::kMaximum,
-    OpId::kMinimum,   OpId::kPow,     OpId::kEqual,       OpId::kNotEqual, OpId::kLess,
-    OpId::kLessEqual, OpId::kGreater, OpId::kGreaterEqual};
-const std::vector<OpId> kUnaryOps = {OpId::kNeg,  OpId::kAbs,     OpId::kExp,
-                                     OpId::kLog,  OpId::kSqrt,    OpId::kSquare,
-                                     OpId::kRelu, OpId::kSigmoid, OpId::kTanh};
+    OpId::kAddV2,        OpId::kSub,         OpId::kMul,
+    OpId::kRealDiv,      OpId::kMaximum,     OpId::kMinimum,
+    OpId::kPow,          OpId::kEqual,       OpId::kNotEqual,
+    OpId::kLess,         OpId::kLessEqual,   OpId::kGreater,
+    OpId::kGreaterEqual, OpId::kFloorDiv,    OpId::kFloorMod,
+    OpId::kTruncateDiv,  OpId::kTruncateMod, OpId::kSquaredDifference,
+    OpId::kLogicalAnd,   OpId::kLogicalOr};
+// Ops whose result is bool: compared exactly.
+const std::set<OpId> kPredicateOps = {OpId::kEqual,      OpId::kNotEqual,  OpId::kLess,
+                                      OpId::kLessEqual,  OpId::kGreater,   OpId::kGreaterEqual,
+                                      OpId::kLogicalAnd, OpId::kLogicalOr, OpId::kIsNan,
+                                      OpId::kIsInf,      OpId::kIsFinite,  OpId::kLogicalNot};
+// Integer divisors must not be zero (Note [Integer division by zero]).
+const std::set<OpId> kDivisionOps = {OpId::kFloorDiv, OpId::kFloorMod, OpId::kTruncateDiv,
+                                     OpId::kTruncateMod};
+const std::vector<OpId> kUnaryOps = {
+    OpId::kNeg,    OpId::kAbs,      OpId::kExp,       OpId::kLog,   OpId::kSqrt,
+    OpId::kSquare, OpId::kRelu,     OpId::kSigmoid,   OpId::kTanh,  OpId::kFloor,
+    OpId::kCeil,   OpId::kRound,    OpId::kSign,      OpId::kRsqrt, OpId::kReciprocal,
+    OpId::kLog1p,  OpId::kErf,      OpId::kSin,       OpId::kCos,   OpId::kIsNan,
+    OpId::kIsInf,  OpId::kIsFinite, OpId::kLogicalNot};
 const std::vector<OpId> kReduceOps = {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin};
-const std::vector<OpId> kArgMaxOps = {OpId::kArgMax};
+const std::vector<OpId> kArgMaxOps = {OpId::kArgMax, OpId::kArgMin};
 const std::vector<OpId> kMatMulOps = {OpId::kMatMul, OpId::kBatchMatMulV2};
 const std::vector<OpId> kAddNOps = {OpId::kAddN};
 const std::vector<OpId> kSoftmaxOps = {OpId::kSoftmax};
@@ -474,6 +489,20 @@ Tensor apply_binary(OpId op, const Tensor& x, const Tensor& y) {
       return eagle::greater(x, y);
     case OpId::kGreaterEqual:
       return eagle::greater_equal(x, y);
+    case OpId::kFloorDiv:
+      return eagle::floordiv(x, y);
+    case OpId::kFloorMod:
+      return eagle::floormod(x, y);
+    case OpId::kTruncateDiv:
+      return eagle::truncatediv(x, y);
+    case OpId::kTruncateMod:
+      return eagle::truncatemod(x, y);
+    case OpId::kSquaredDifference:
+      return eagle::squared_difference(x, y);
+    case OpId::kLogicalAnd:
+      return eagle::logical_and(x, y);
+    case OpId::kLogicalOr:
+      return eagle::logical_or(x, y);
     default:
       break;
   }
@@ -500,6 +529,34 @@ Tensor apply_unary(OpId op, const Tensor& x) {
       return eagle::sigmoid(x);
     case OpId::kTanh:
       return eagle::tanh(x);
+    case OpId::kFloor:
+      return eagle::floor(x);
+    case OpId::kCeil:
+      return eagle::ceil(x);
+    case OpId::kRound:
+      return eagle::round(x);
+    case OpId::kSign:
+      return eagle::sign(x);
+    case OpId::kRsqrt:
+      return eagle::rsqrt(x);
+    case OpId::kReciprocal:
+      return eagle::reciprocal(x);
+    case OpId::kLog1p:
+      return eagle::log1p(x);
+    case OpId::kErf:
+      return eagle::erf(x);
+    case OpId::kSin:
+      return eagle::sin(x);
+    case OpId::kCos:
+      return eagle::cos(x);
+    case OpId::kIsNan:
+      return eagle::is_nan(x);
+    case OpId::kIsInf:
+      return eagle::is_inf(x);
+    case OpId::kIsFinite:
+      return eagle::is_finite(x);
+    case OpId::kLogicalNot:
+      return eagle::logical_not(x);
     default:
       break;
   }
@@ -715,9 +772,10 @@ TEST_CASE("cast between every pair of dtypes") {
   HardPlacement hard;
   Coverage coverage(kCastOps);
   // Edge values: NaN and infinities, ties, the integer limits and just past them, float16
-  // overflow and underflow, bfloat16's top. Float -> integer saturates and NaN -> 0 (the CPU's
-  // rule). (No value lies between a float32 rounding boundary and a float16 one: the CPU
-  // converts float64 -> float16 through float32, a GPU may round once.)
+  // overflow and underflow, bfloat16's top. Float -> integer: NaN and out of range give the
+  // lowest value (the CPU's rule, Note [Float to integer casts]). (No value lies between a float32
+  // rounding boundary and a float16 one: the CPU converts float64 -> float16 through float32, a GPU
+  // may round once.)
   const std::vector<double> float_edges = {kNaN,
                                            kInf,
                                            -kInf,
@@ -809,7 +867,7 @@ TEST_CASE("elementwise binary ops on every shape and broadcasting corner") {
     pairs.push_back(p);
   }
   for (OpId op : kBinaryOps) {
-    const bool comparison = op >= OpId::kEqual && op <= OpId::kGreaterEqual;
+    const bool comparison = kPredicateOps.count(op) != 0;
     for (DType d : gpu_dtypes(op)) {
       Domain dx = Domain::kGeneral, dy = Domain::kGeneral;
       if (comparison) {
@@ -817,6 +875,8 @@ TEST_CASE("elementwise binary ops on every shape and broadcasting corner") {
       } else if (op == OpId::kPow) {
         dx = eagle::is_floating(d) ? Domain::kPositive : Domain::kUnit;
         dy = Domain::kExponent;
+      } else if (kDivisionOps.count(op) && !eagle::is_floating(d)) {
+        dy = Domain::kPositive;  // [1, 1000], no specials: never 0
       }
       for (std::size_t p = 0; p < pairs.size(); ++p) {
         const auto& [sx, sy] = pairs[p];
@@ -836,15 +896,20 @@ TEST_CASE("elementwise unary ops on every shape") {
   Coverage coverage(kUnaryOps);
   for (OpId op : kUnaryOps) {
     Domain domain = Domain::kGeneral;
-    if (op == OpId::kExp || op == OpId::kSigmoid || op == OpId::kTanh) domain = Domain::kWide;
-    if (op == OpId::kLog || op == OpId::kSqrt) domain = Domain::kPositive;
+    if (op == OpId::kExp || op == OpId::kSigmoid || op == OpId::kTanh || op == OpId::kErf ||
+        op == OpId::kSin || op == OpId::kCos) {
+      domain = Domain::kWide;
+    }
+    if (op == OpId::kLog || op == OpId::kSqrt || op == OpId::kLog1p || op == OpId::kRsqrt) {
+      domain = Domain::kPositive;
+    }
     for (DType d : gpu_dtypes(op)) {
       for (std::size_t s = 0; s < kElementwiseShapes.size(); ++s) {
         const Tensor x =
             make(d, kElementwiseShapes[s], domain, seed_of(static_cast<int>(op), s, 3), true);
         compare_op(
             &coverage, op, d, x.shape().to_string(), [&] { return apply_unary(op, x); },
-            float_tol(d));
+            kPredicateOps.count(op) ? exact() : float_tol(d));
       }
     }
   }
@@ -913,6 +978,18 @@ TEST_CASE("integer arithmetic wraps on the GPU as on the CPU") {
          [&] { return eagle::divide(extremes, minus); }},
         {OpId::kRealDiv, "true division by 0: inf and NaN",
          [&] { return eagle::divide(extremes, small); }},
+        {OpId::kFloorDiv, "INT_MIN // -1 wraps, floor toward -inf",
+         [&] { return eagle::floordiv(extremes, minus); }},
+        {OpId::kFloorMod, "x % -1 == 0, the divisor's sign",
+         [&] { return eagle::floormod(extremes, minus); }},
+        {OpId::kFloorDiv, "negative operands",
+         [&] { return eagle::floordiv(small, eagle::abs(small) + ones); }},
+        {OpId::kTruncateDiv, "INT_MIN / -1 wraps",
+         [&] { return eagle::truncatediv(extremes, minus); }},
+        {OpId::kTruncateMod, "remainders of the extremes",
+         [&] { return eagle::truncatemod(extremes, eagle::abs(small) + ones); }},
+        {OpId::kSquaredDifference, "squared difference wraps",
+         [&] { return eagle::squared_difference(extremes, small); }},
         {OpId::kCast, "int64 -> int32 and back wraps",
          [&] { return eagle::cast(eagle::cast(extremes * small, DType::kInt32), d); }},
     };
@@ -1023,17 +1100,23 @@ TEST_CASE("NaN propagates through maximum, minimum, relu, reduce_max, reduce_min
       compare_op(
           nullptr, OpId::kArgMax, d, "argmax with NaN, axis " + std::to_string(axis),
           [&] { return eagle::argmax(g, axis); }, exact());
+      compare_op(
+          nullptr, OpId::kArgMin, d, "argmin with NaN, axis " + std::to_string(axis),
+          [&] { return eagle::argmin(g, axis); }, exact());
     }
     compare_op(
         nullptr, OpId::kArgMax, d, "argmax, NaN last of 4097",
         [&] { return eagle::argmax(tail, 0); }, exact());
-    // The hand-computed answers on the GPU: the first NaN of a row wins.
+    // The hand-computed answers on the GPU: NaN is passed over (Note [ArgMax and NaN]), a row
+    // of NaN gives 0.
     auto scope = eagle::device(kGpu0);
     CHECK(std::isnan(eagle::cast(eagle::reduce_max(tail), DType::kFloat64).item<double>()));
-    CHECK(eagle::argmax(tail, 0).item<std::int64_t>() == 4096);
+    CHECK(eagle::argmax(tail, 0).item<std::int64_t>() == 0);
     const auto rows = eagle::argmax(g, 1).to_vector<std::int64_t>();
-    CHECK(std::vector<std::int64_t>(rows.begin() + 1, rows.end() - 1) ==
-          std::vector<std::int64_t>{6, 12, 18, 24, 0, 32});
+    CHECK(rows[5] == 0);
+    for (int r = 1; r < 7; ++r) {
+      if (r != 5) CHECK(rows[static_cast<std::size_t>(r)] != std::min(32, r * 6));
+    }
   }
 }
 
@@ -1111,7 +1194,7 @@ TEST_CASE("reductions over every axis subset, keepdims, empty and long axes") {
   coverage.check();
 }
 
-TEST_CASE("argmax on each axis, with ties (the first wins)") {
+TEST_CASE("argmax and argmin on each axis, with ties (the first wins)") {
   HardPlacement hard;
   Coverage coverage(kArgMaxOps);
   struct Case {
@@ -1129,6 +1212,9 @@ TEST_CASE("argmax on each axis, with ties (the first wins)") {
         compare_op(
             &coverage, OpId::kArgMax, d, x.shape().to_string() + " axis " + std::to_string(axis),
             [&] { return eagle::argmax(x, axis); }, exact());
+        compare_op(
+            &coverage, OpId::kArgMin, d, x.shape().to_string() + " axis " + std::to_string(axis),
+            [&] { return eagle::argmin(x, axis); }, exact());
       }
     }
     if (eagle::is_floating(d)) {  // random values: no ties, max anywhere (also the tail)

@@ -89,12 +89,18 @@ TEST_CASE("a GPU request on a CPU-only machine: error without soft placement, CP
   CHECK(log.lines() == std::vector<std::string>{"Executing op MatMul in device " + kCpu0});
 }
 
-TEST_CASE("a kernel-less dtype is NotFoundError naming the registered kernels") {
+TEST_CASE("a dtype the op does not allow is TensorFlow's InvalidArgumentError, logging nothing") {
+  CapturedLog log;
   const auto i = eagle::constant({1, 2});
-  CHECK_THROWS_MATCHES(eagle::exp(i), eagle::NotFoundError,
-                       Catch::Message("Could not find device for node: Exp with dtype int32. All "
-                                      "kernels registered for op Exp: device='CPU'; T in [float32, "
-                                      "float64, float16, bfloat16]"));
+  CHECK_THROWS_MATCHES(eagle::exp(i), eagle::InvalidArgumentError,
+                       Catch::Message("Value for attr 'T' of int32 is not in the list of allowed "
+                                      "values: bfloat16, half, float, double [Op:Exp]"));
+  CHECK_THROWS_MATCHES(eagle::constant({true}) + eagle::constant({false}),
+                       eagle::InvalidArgumentError,
+                       Catch::Message("Value for attr 'T' of bool is not in the list of allowed "
+                                      "values: bfloat16, half, float, double, int32, int64 "
+                                      "[Op:AddV2]"));
+  CHECK(log.lines().empty());
 }
 
 TEST_CASE("the default sink can be restored and logging works from many threads") {

@@ -291,12 +291,12 @@ TEST_CASE("mutable_input is for resource inputs and drops the stale copies on ot
 
   const runtime::TensorSpec spec{value.shape(), DType::kFloat32};
   Tensor result;
-  runtime::KernelContext plain(device_named(kCpu0), &value, 1, &spec, 1, runtime::no_attrs(),
-                               &result, 0u, 0u);
+  runtime::KernelContext plain(OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
+                               runtime::no_attrs(), &result, 0u, 0u);
   CHECK_THROWS_MATCHES(plain.mutable_input(0), eagle::InternalError,
                        Catch::Message("A kernel asked to write input #0, which is not a resource"));
-  runtime::KernelContext resource(device_named(kCpu0), &value, 1, &spec, 1, runtime::no_attrs(),
-                                  &result, 0u, 1u);
+  runtime::KernelContext resource(OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
+                                  runtime::no_attrs(), &result, 0u, 1u);
   resource.mutable_input(0).data<float>()[0] = 5.f;
   CHECK(value.impl()->find_mirror(gpu0) == nullptr);
   CHECK(value.to_vector<float>() == std::vector<float>{5, 2});

@@ -23,14 +23,15 @@ using eagle::Tensor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The full text of the NotFoundError for an op without a kernel for `dtype`.
-std::string no_kernel(const std::string& op, const std::string& dtype,
-                      const std::string& registered) {
-  return "Could not find device for node: " + op + " with dtype " + dtype +
-         ". All kernels registered for op " + op + ": device='CPU'; T in [" + registered + "]";
+// TensorFlow's InvalidArgumentError for a dtype the op's definition does not allow (`dtype` in
+// TensorFlow's runtime spelling: float, double, half, int32, bool).
+std::string not_allowed(const std::string& op, const std::string& dtype,
+                        const std::string& allowed) {
+  return "Value for attr 'T' of " + dtype + " is not in the list of allowed values: " + allowed +
+         " [Op:" + op + "]";
 }
-const std::string kFloating = "float32, float64, float16, bfloat16";
-const std::string kNumeric = "float32, float64, int32, int64, float16, bfloat16";
+const std::string kFloating = "bfloat16, half, float, double";
+const std::string kNumeric = "bfloat16, half, float, double, int32, int64";
 
 std::string undefined_input(int index, const std::string& op) {
   return "input #" + std::to_string(index) + " is an undefined tensor [Op:" + op + "]";
@@ -121,61 +122,77 @@ TEST_CASE("tensor-scalar operators: a value the tensor's dtype cannot hold", "[o
               "Cannot convert nan to EagerTensor of dtype int32");
   CHECK_ERROR(eagle::constant(std::vector<std::int64_t>{1}) - 1e19, eagle::InvalidArgumentError,
               "Cannot convert 1e+19 to EagerTensor of dtype int64");
-  // A number next to a bool tensor becomes a bool, and bool has no arithmetic kernels.
-  CHECK_ERROR(eagle::constant({true}) + 1, eagle::NotFoundError,
-              no_kernel("AddV2", "bool", kNumeric));
+  // A number next to a bool tensor becomes a bool, and bool has no arithmetic.
+  CHECK_ERROR(eagle::constant({true}) + 1, eagle::InvalidArgumentError,
+              not_allowed("AddV2", "bool", kNumeric));
 }
 
-TEST_CASE("ops without a kernel for the dtype: NotFoundError", "[ops][errors]") {
+TEST_CASE("ops whose definition does not allow the dtype: InvalidArgumentError", "[ops][errors]") {
   const Tensor i32 = eagle::constant({1, 2});
   const Tensor i64 = eagle::constant(std::vector<std::int64_t>{1, 2});
   const Tensor b = eagle::constant({true, false});
   const Tensor b2 = eagle::constant({true, false, true, false}, Shape{2, 2});
 
   // Floating-only unary ops.
-  CHECK_ERROR(eagle::exp(i32), eagle::NotFoundError, no_kernel("Exp", "int32", kFloating));
-  CHECK_ERROR(eagle::exp(b), eagle::NotFoundError, no_kernel("Exp", "bool", kFloating));
-  CHECK_ERROR(eagle::log(i64), eagle::NotFoundError, no_kernel("Log", "int64", kFloating));
-  CHECK_ERROR(eagle::sqrt(b), eagle::NotFoundError, no_kernel("Sqrt", "bool", kFloating));
-  CHECK_ERROR(eagle::sqrt(i32), eagle::NotFoundError, no_kernel("Sqrt", "int32", kFloating));
-  CHECK_ERROR(eagle::sigmoid(i32), eagle::NotFoundError, no_kernel("Sigmoid", "int32", kFloating));
-  CHECK_ERROR(eagle::tanh(i64), eagle::NotFoundError, no_kernel("Tanh", "int64", kFloating));
-  CHECK_ERROR(eagle::softmax(i32), eagle::NotFoundError, no_kernel("Softmax", "int32", kFloating));
+  CHECK_ERROR(eagle::exp(i32), eagle::InvalidArgumentError, not_allowed("Exp", "int32", kFloating));
+  CHECK_ERROR(eagle::exp(b), eagle::InvalidArgumentError, not_allowed("Exp", "bool", kFloating));
+  CHECK_ERROR(eagle::log(i64), eagle::InvalidArgumentError, not_allowed("Log", "int64", kFloating));
+  CHECK_ERROR(eagle::sqrt(b), eagle::InvalidArgumentError, not_allowed("Sqrt", "bool", kFloating));
+  CHECK_ERROR(eagle::sqrt(i32), eagle::InvalidArgumentError,
+              not_allowed("Sqrt", "int32", kFloating));
+  CHECK_ERROR(eagle::sigmoid(i32), eagle::InvalidArgumentError,
+              not_allowed("Sigmoid", "int32", kFloating));
+  CHECK_ERROR(eagle::tanh(i64), eagle::InvalidArgumentError,
+              not_allowed("Tanh", "int64", kFloating));
+  CHECK_ERROR(eagle::softmax(i32), eagle::InvalidArgumentError,
+              not_allowed("Softmax", "int32", kFloating));
   // bool has no arithmetic.
-  CHECK_ERROR(eagle::negative(b), eagle::NotFoundError, no_kernel("Neg", "bool", kNumeric));
-  CHECK_ERROR(-b, eagle::NotFoundError, no_kernel("Neg", "bool", kNumeric));
-  CHECK_ERROR(eagle::abs(b), eagle::NotFoundError, no_kernel("Abs", "bool", kNumeric));
-  CHECK_ERROR(eagle::square(b), eagle::NotFoundError, no_kernel("Square", "bool", kNumeric));
-  CHECK_ERROR(eagle::relu(b), eagle::NotFoundError, no_kernel("Relu", "bool", kNumeric));
-  CHECK_ERROR(eagle::add(b, b), eagle::NotFoundError, no_kernel("AddV2", "bool", kNumeric));
-  CHECK_ERROR(eagle::subtract(b, b), eagle::NotFoundError, no_kernel("Sub", "bool", kNumeric));
-  CHECK_ERROR(b * b, eagle::NotFoundError, no_kernel("Mul", "bool", kNumeric));
-  CHECK_ERROR(eagle::divide(b, b), eagle::NotFoundError, no_kernel("RealDiv", "bool", kFloating));
-  CHECK_ERROR(eagle::maximum(b, b), eagle::NotFoundError, no_kernel("Maximum", "bool", kNumeric));
-  CHECK_ERROR(eagle::minimum(b, b), eagle::NotFoundError, no_kernel("Minimum", "bool", kNumeric));
-  CHECK_ERROR(eagle::pow(b, b), eagle::NotFoundError, no_kernel("Pow", "bool", kNumeric));
-  CHECK_ERROR(b < b, eagle::NotFoundError, no_kernel("Less", "bool", kNumeric));
-  CHECK_ERROR(b <= b, eagle::NotFoundError, no_kernel("LessEqual", "bool", kNumeric));
-  CHECK_ERROR(b > b, eagle::NotFoundError, no_kernel("Greater", "bool", kNumeric));
-  CHECK_ERROR(b >= b, eagle::NotFoundError, no_kernel("GreaterEqual", "bool", kNumeric));
-  CHECK_ERROR(eagle::reduce_sum(b), eagle::NotFoundError, no_kernel("Sum", "bool", kNumeric));
-  CHECK_ERROR(eagle::reduce_mean(b), eagle::NotFoundError, no_kernel("Mean", "bool", kNumeric));
-  CHECK_ERROR(eagle::reduce_max(b, 0), eagle::NotFoundError, no_kernel("Max", "bool", kNumeric));
-  CHECK_ERROR(eagle::reduce_min(b), eagle::NotFoundError, no_kernel("Min", "bool", kNumeric));
-  CHECK_ERROR(eagle::argmax(b), eagle::NotFoundError, no_kernel("ArgMax", "bool", kNumeric));
-  CHECK_ERROR(eagle::matmul(b2, b2), eagle::NotFoundError, no_kernel("MatMul", "bool", kNumeric));
-  CHECK_ERROR(eagle::matmul(eagle::reshape(b2, {1, 2, 2}), b2), eagle::NotFoundError,
-              no_kernel("BatchMatMulV2", "bool", kNumeric));
-  CHECK_ERROR(eagle::add_n({b, b}), eagle::NotFoundError, no_kernel("AddN", "bool", kNumeric));
+  CHECK_ERROR(eagle::negative(b), eagle::InvalidArgumentError,
+              not_allowed("Neg", "bool", kNumeric));
+  CHECK_ERROR(-b, eagle::InvalidArgumentError, not_allowed("Neg", "bool", kNumeric));
+  CHECK_ERROR(eagle::abs(b), eagle::InvalidArgumentError, not_allowed("Abs", "bool", kNumeric));
+  CHECK_ERROR(eagle::square(b), eagle::InvalidArgumentError,
+              not_allowed("Square", "bool", kNumeric));
+  CHECK_ERROR(eagle::relu(b), eagle::InvalidArgumentError, not_allowed("Relu", "bool", kNumeric));
+  CHECK_ERROR(eagle::add(b, b), eagle::InvalidArgumentError,
+              not_allowed("AddV2", "bool", kNumeric));
+  CHECK_ERROR(eagle::subtract(b, b), eagle::InvalidArgumentError,
+              not_allowed("Sub", "bool", kNumeric));
+  CHECK_ERROR(b * b, eagle::InvalidArgumentError, not_allowed("Mul", "bool", kNumeric));
+  CHECK_ERROR(eagle::divide(b, b), eagle::InvalidArgumentError,
+              not_allowed("RealDiv", "bool", kFloating));
+  CHECK_ERROR(eagle::maximum(b, b), eagle::InvalidArgumentError,
+              not_allowed("Maximum", "bool", kNumeric));
+  CHECK_ERROR(eagle::minimum(b, b), eagle::InvalidArgumentError,
+              not_allowed("Minimum", "bool", kNumeric));
+  CHECK_ERROR(eagle::pow(b, b), eagle::InvalidArgumentError, not_allowed("Pow", "bool", kNumeric));
+  CHECK_ERROR(b < b, eagle::InvalidArgumentError, not_allowed("Less", "bool", kNumeric));
+  CHECK_ERROR(b <= b, eagle::InvalidArgumentError, not_allowed("LessEqual", "bool", kNumeric));
+  CHECK_ERROR(b > b, eagle::InvalidArgumentError, not_allowed("Greater", "bool", kNumeric));
+  CHECK_ERROR(b >= b, eagle::InvalidArgumentError, not_allowed("GreaterEqual", "bool", kNumeric));
+  CHECK_ERROR(eagle::reduce_sum(b), eagle::InvalidArgumentError,
+              not_allowed("Sum", "bool", kNumeric));
+  CHECK_ERROR(eagle::reduce_mean(b), eagle::InvalidArgumentError,
+              not_allowed("Mean", "bool", kNumeric));
+  CHECK_ERROR(eagle::reduce_max(b, 0), eagle::InvalidArgumentError,
+              not_allowed("Max", "bool", kNumeric));
+  CHECK_ERROR(eagle::reduce_min(b), eagle::InvalidArgumentError,
+              not_allowed("Min", "bool", kNumeric));
+  CHECK_ERROR(eagle::matmul(b2, b2), eagle::InvalidArgumentError,
+              not_allowed("MatMul", "bool", kNumeric));
+  CHECK_ERROR(eagle::matmul(eagle::reshape(b2, {1, 2, 2}), b2), eagle::InvalidArgumentError,
+              not_allowed("BatchMatMulV2", "bool", kNumeric));
+  CHECK_ERROR(eagle::add_n({b, b}), eagle::InvalidArgumentError,
+              not_allowed("AddN", "bool", kNumeric));
   // Creation ops.
-  CHECK_ERROR(eagle::range(0.0, 3.0, 1.0, DType::kBool), eagle::NotFoundError,
-              no_kernel("Range", "bool", kNumeric));
-  CHECK_ERROR(eagle::random_uniform({2}, 0, 1, DType::kBool, 1), eagle::NotFoundError,
-              no_kernel("RandomUniform", "bool", kNumeric));
-  CHECK_ERROR(eagle::random_normal({2}, 0, 1, DType::kInt32, 1), eagle::NotFoundError,
-              no_kernel("RandomStandardNormal", "int32", kFloating));
-  CHECK_ERROR(eagle::random_normal({2}, 0, 1, DType::kBool), eagle::NotFoundError,
-              no_kernel("RandomStandardNormal", "bool", kFloating));
+  CHECK_ERROR(eagle::range(0.0, 3.0, 1.0, DType::kBool), eagle::InvalidArgumentError,
+              not_allowed("Range", "bool", kNumeric));
+  CHECK_ERROR(eagle::random_uniform({2}, 0, 1, DType::kBool, 1), eagle::InvalidArgumentError,
+              not_allowed("RandomUniform", "bool", kNumeric));
+  CHECK_ERROR(eagle::random_normal({2}, 0, 1, DType::kInt32, 1), eagle::InvalidArgumentError,
+              not_allowed("RandomStandardNormal", "int32", kFloating));
+  CHECK_ERROR(eagle::random_normal({2}, 0, 1, DType::kBool), eagle::InvalidArgumentError,
+              not_allowed("RandomStandardNormal", "bool", kFloating));
 }
 
 TEST_CASE("integer pow with a negative exponent", "[ops][errors]") {
@@ -216,14 +233,11 @@ TEST_CASE("reductions: bad and duplicate axes", "[ops][errors]") {
 TEST_CASE("argmax: bad axis and empty axis", "[ops][errors]") {
   const Tensor x = eagle::zeros({2, 3});
   CHECK_ERROR(eagle::argmax(x, 2), eagle::InvalidArgumentError,
-              "axis 2 is out of bounds: expected a value in [-2, 2) for a tensor of rank 2 "
-              "[Op:ArgMax]");
+              "Expected dimension in the range [-2, 2), but got 2 [Op:ArgMax]");
   CHECK_ERROR(eagle::argmax(x, -3), eagle::InvalidArgumentError,
-              "axis -3 is out of bounds: expected a value in [-2, 2) for a tensor of rank 2 "
-              "[Op:ArgMax]");
+              "Expected dimension in the range [-2, 2), but got -3 [Op:ArgMax]");
   CHECK_ERROR(eagle::argmax(eagle::constant(1.0)), eagle::InvalidArgumentError,
-              "axis 0 is out of bounds: expected a value in [0, 0) for a tensor of rank 0 "
-              "[Op:ArgMax]");
+              "Expected dimension in the range [0, 0), but got 0 [Op:ArgMax]");
   CHECK_ERROR(eagle::argmax(eagle::zeros({2, 0}), 1), eagle::InvalidArgumentError,
               "Reduction axis 1 is empty in shape [2,0] [Op:ArgMax]");
   CHECK_ERROR(eagle::argmax(eagle::zeros({0}), -1), eagle::InvalidArgumentError,
@@ -250,9 +264,11 @@ TEST_CASE("reshape errors", "[ops][errors]") {
   CHECK_ERROR(eagle::reshape(x, {4, -1}), eagle::InvalidArgumentError,
               "Input to reshape is a tensor with 6 values, but the requested shape requires a "
               "multiple of 4 [Op:Reshape]");
-  CHECK_ERROR(eagle::reshape(eagle::zeros({0, 3}), {0, -1}), eagle::InvalidArgumentError,
-              "Reshape cannot infer the missing input size for an empty tensor unless all "
-              "specified input sizes are non-zero [Op:Reshape]");
+  // TensorFlow infers -1 from the nonzero sizes when the shapes hold zeros.
+  CHECK(eagle::reshape(eagle::zeros({0, 3}), {0, -1}).shape() == Shape{0, 3});
+  CHECK(eagle::reshape(eagle::zeros({0, 3}), {-1, 0}).shape() == Shape{3, 0});
+  CHECK(eagle::reshape(eagle::zeros({2, 0}), {-1}).shape() == Shape{0});
+  CHECK(eagle::reshape(eagle::zeros({0}), {-1, 5}).shape() == Shape{0, 5});
   CHECK_ERROR(eagle::reshape(eagle::ones({1}), {1, 1, 1, 1, 1, 1, 1, 1, 1}),
               eagle::InvalidArgumentError, "Shape rank exceeds the maximum of 8 [Op:Reshape]");
   // A requested shape whose element count overflows int64 (here it would wrap around to 6).
@@ -268,17 +284,23 @@ TEST_CASE("reshape errors", "[ops][errors]") {
 TEST_CASE("transpose: not a permutation", "[ops][errors]") {
   const Tensor x = eagle::zeros({2, 3});
   CHECK_ERROR(eagle::transpose(x, {0, 0}), eagle::InvalidArgumentError,
-              "perm [0,0] is not a permutation of the 2 axes of shape [2,3] [Op:Transpose]");
+              "1 is missing from {0,0}. [Op:Transpose]");
   CHECK_ERROR(eagle::transpose(x, {0}), eagle::InvalidArgumentError,
-              "perm [0] is not a permutation of the 2 axes of shape [2,3] [Op:Transpose]");
+              "transpose expects a vector of size 2. But input(1) is a vector of size 1 "
+              "[Op:Transpose]");
   CHECK_ERROR(eagle::transpose(x, {0, 2}), eagle::InvalidArgumentError,
-              "perm [0,2] is not a permutation of the 2 axes of shape [2,3] [Op:Transpose]");
-  CHECK_ERROR(eagle::transpose(x, {-1, 0}), eagle::InvalidArgumentError,
-              "perm [-1,0] is not a permutation of the 2 axes of shape [2,3] [Op:Transpose]");
+              "2 is out of range [0 .. 2) [Op:Transpose]");
+  CHECK_ERROR(eagle::transpose(x, {-3, 0}), eagle::InvalidArgumentError,
+              "-1 is out of range [0 .. 2) [Op:Transpose]");
   CHECK_ERROR(eagle::transpose(x, {1, 0, 2}), eagle::InvalidArgumentError,
-              "perm [1,0,2] is not a permutation of the 2 axes of shape [2,3] [Op:Transpose]");
+              "transpose expects a vector of size 2. But input(1) is a vector of size 3 "
+              "[Op:Transpose]");
   CHECK_ERROR(eagle::transpose(eagle::constant(1.0), {0}), eagle::InvalidArgumentError,
-              "perm [0] is not a permutation of the 0 axes of shape [] [Op:Transpose]");
+              "transpose expects a vector of size 0. But input(1) is a vector of size 1 "
+              "[Op:Transpose]");
+  // Negative entries count from the end, as in TensorFlow.
+  CHECK(eagle::transpose(x, {-1, 0}).shape() == Shape{3, 2});
+  CHECK(eagle::transpose(x, {-1, -2}).to_vector<float>() == std::vector<float>(6, 0.f));
 }
 
 TEST_CASE("expand_dims and squeeze errors", "[ops][errors]") {
@@ -300,23 +322,21 @@ TEST_CASE("expand_dims and squeeze errors", "[ops][errors]") {
   CHECK_ERROR(eagle::squeeze(eagle::zeros({0, 1}), {0}), eagle::InvalidArgumentError,
               "Can not squeeze dim[0], expected a dimension of 1, got 0 [Op:Squeeze]");
   CHECK_ERROR(eagle::squeeze(y, {3}), eagle::InvalidArgumentError,
-              "axis 3 is out of bounds: expected a value in [-3, 3) for a tensor of rank 3 "
-              "[Op:Squeeze]");
+              "Tried to squeeze dim index 3 for tensor with 3 dimensions. [Op:Squeeze]");
   CHECK_ERROR(eagle::squeeze(y, {-4}), eagle::InvalidArgumentError,
-              "axis -4 is out of bounds: expected a value in [-3, 3) for a tensor of rank 3 "
-              "[Op:Squeeze]");
+              "Tried to squeeze dim index -4 for tensor with 3 dimensions. [Op:Squeeze]");
   CHECK_ERROR(eagle::squeeze(eagle::constant(1.0), {0}), eagle::InvalidArgumentError,
-              "axis 0 is out of bounds: expected a value in [0, 0) for a tensor of rank 0 "
-              "[Op:Squeeze]");
+              "Tried to squeeze dim index 0 for tensor with 0 dimensions. [Op:Squeeze]");
 }
 
 TEST_CASE("concat errors", "[ops][errors]") {
   const Tensor a = eagle::zeros({2, 3});
   CHECK_ERROR(eagle::concat({}, 0), eagle::InvalidArgumentError,
               "ConcatOp needs at least one input tensor [Op:ConcatV2]");
-  CHECK_ERROR(eagle::concat({a, eagle::zeros({3})}, 0), eagle::InvalidArgumentError,
-              "Ranks of all input tensors should match: shape[0] = [2,3] vs. shape[1] = [3] "
-              "[Op:ConcatV2]");
+  CHECK_ERROR(
+      eagle::concat({a, eagle::zeros({3})}, 0), eagle::InvalidArgumentError,
+      "ConcatOp : Ranks of all input tensors should match: shape[0] = [2,3] vs. shape[1] = [3] "
+      "[Op:ConcatV2]");
   CHECK_ERROR(eagle::concat({a, eagle::zeros({2, 4})}, 0), eagle::InvalidArgumentError,
               "ConcatOp : Dimension 1 in both shapes must be equal: shape[0] = [2,3] vs. "
               "shape[1] = [2,4] [Op:ConcatV2]");
@@ -324,10 +344,10 @@ TEST_CASE("concat errors", "[ops][errors]") {
               "ConcatOp : Dimension 0 in both shapes must be equal: shape[0] = [2,3] vs. "
               "shape[2] = [3,3] [Op:ConcatV2]");
   CHECK_ERROR(eagle::concat({a, a}, 2), eagle::InvalidArgumentError,
-              "axis 2 is out of bounds: expected a value in [-2, 2) for a tensor of rank 2 "
+              "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 2 "
               "[Op:ConcatV2]");
   CHECK_ERROR(eagle::concat({a, a}, -3), eagle::InvalidArgumentError,
-              "axis -3 is out of bounds: expected a value in [-2, 2) for a tensor of rank 2 "
+              "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got -3 "
               "[Op:ConcatV2]");
   CHECK_ERROR(eagle::concat({eagle::constant(1.0), eagle::constant(2.0)}, 0),
               eagle::InvalidArgumentError,
@@ -383,15 +403,13 @@ TEST_CASE("matmul: rank, size, batch and dtype errors", "[ops][errors]") {
   const Tensor m23 = eagle::zeros({2, 3});
   const Tensor m32 = eagle::zeros({3, 2});
   CHECK_ERROR(eagle::matmul(eagle::zeros({3}), m32), eagle::InvalidArgumentError,
-              "In[0] is not a matrix. Instead it has shape [3] [Op:MatMul]");
+              "In[0] ndims must be >= 2 [Op:MatMul]");
   CHECK_ERROR(eagle::matmul(m23, eagle::zeros({3})), eagle::InvalidArgumentError,
-              "In[1] is not a matrix. Instead it has shape [3] [Op:MatMul]");
+              "In[1] ndims must be >= 2 [Op:MatMul]");
   CHECK_ERROR(eagle::matmul(eagle::constant(1.0), eagle::constant(1.0)),
-              eagle::InvalidArgumentError,
-              "In[0] is not a matrix. Instead it has shape [] [Op:MatMul]");
+              eagle::InvalidArgumentError, "In[0] ndims must be >= 2 [Op:MatMul]");
   CHECK_ERROR(eagle::matmul(eagle::zeros({3}), eagle::zeros({2, 3, 4})),
-              eagle::InvalidArgumentError,
-              "In[0] is not a matrix. Instead it has shape [3] [Op:BatchMatMulV2]");
+              eagle::InvalidArgumentError, "In[0] ndims must be >= 2 [Op:BatchMatMulV2]");
   CHECK_ERROR(eagle::matmul(m23, m23), eagle::InvalidArgumentError,
               "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3] [Op:MatMul]");
   CHECK_ERROR(eagle::matmul(m23, m32, true, false), eagle::InvalidArgumentError,
@@ -617,7 +635,7 @@ TEST_CASE("errors carry their code and derive from eagle::Error", "[ops][errors]
   };
   CHECK(code_of([] { eagle::add(eagle::zeros({2}), eagle::zeros({3})); }) ==
         eagle::ErrorCode::kInvalidArgument);
-  CHECK(code_of([] { eagle::exp(eagle::constant({1})); }) == eagle::ErrorCode::kNotFound);
+  CHECK(code_of([] { eagle::exp(eagle::constant({1})); }) == eagle::ErrorCode::kInvalidArgument);
   CHECK(code_of([] { Tensor().shape(); }) == eagle::ErrorCode::kInvalidArgument);
   // what() is the message alone.
   try {
@@ -638,9 +656,9 @@ TEST_CASE("after an error the inputs keep their values and the next op works", "
   CHECK_THROWS_AS(eagle::matmul(x, y), eagle::InvalidArgumentError);
   CHECK_THROWS_AS(eagle::reshape(x, {2, 2}), eagle::InvalidArgumentError);
   CHECK_THROWS_AS(eagle::concat({x, i}, 0), eagle::InvalidArgumentError);
-  CHECK_THROWS_AS(eagle::exp(i), eagle::NotFoundError);
+  CHECK_THROWS_AS(eagle::exp(i), eagle::InvalidArgumentError);
   CHECK_THROWS_AS(eagle::pow(i, eagle::constant({1, -1})), eagle::InvalidArgumentError);
-  CHECK_THROWS_AS(eagle::reduce_sum(b), eagle::NotFoundError);
+  CHECK_THROWS_AS(eagle::reduce_sum(b), eagle::InvalidArgumentError);
   CHECK_THROWS_AS(x.to_vector<int>(), eagle::InvalidArgumentError);
 
   CHECK(x.to_vector<float>() == std::vector<float>{1, 2, 3});
@@ -658,7 +676,7 @@ TEST_CASE("after an error the inputs keep their values and the next op works", "
   // The same failing call fails the same way again (no poisoned placement cache), and the
   // working dtype still works in between.
   for (int round = 0; round < 3; ++round) {
-    CHECK_ERROR(eagle::exp(i), eagle::NotFoundError, no_kernel("Exp", "int32", kFloating));
+    CHECK_ERROR(eagle::exp(i), eagle::InvalidArgumentError, not_allowed("Exp", "int32", kFloating));
     CHECK(eagle::exp(eagle::cast(i, DType::kFloat64)).to_vector<double>() ==
           std::vector<double>{std::exp(2.0), std::exp(3.0)});
   }

@@ -232,12 +232,13 @@ TEST_CASE("zeros, ones and fill: defaults and value conversion", "[ops][creation
   check_tensor(eagle::fill({2}, 0.1), DType::kFloat32, {2},
                {static_cast<double>(0.1f), static_cast<double>(0.1f)});
   check_tensor(eagle::fill({2}, 0.1, DType::kFloat64), DType::kFloat64, {2}, {0.1, 0.1});
-  // To an integer the value is truncated toward zero and saturates; NaN becomes 0.
+  // To an integer the value is truncated toward zero; NaN and values out of range give the
+  // lowest value, as tf.cast on x86-64 (Note [Float to integer casts]).
   check_tensor(eagle::fill({1}, 2.7, DType::kInt32), DType::kInt32, {1}, {2});
   check_tensor(eagle::fill({1}, -2.7, DType::kInt64), DType::kInt64, {1}, {-2});
-  check_tensor(eagle::fill({1}, 1e10, DType::kInt32), DType::kInt32, {1}, {2147483647});
+  check_tensor(eagle::fill({1}, 1e10, DType::kInt32), DType::kInt32, {1}, {-2147483648.0});
   check_tensor(eagle::fill({1}, -1e10, DType::kInt32), DType::kInt32, {1}, {-2147483648.0});
-  check_tensor(eagle::fill({1}, kNaN, DType::kInt32), DType::kInt32, {1}, {0});
+  check_tensor(eagle::fill({1}, kNaN, DType::kInt32), DType::kInt32, {1}, {-2147483648.0});
   check_tensor(eagle::fill({1}, kNaN), DType::kFloat32, {1}, {kNaN});
   check_tensor(eagle::fill({1}, -kInf, DType::kFloat16), DType::kFloat16, {1}, {-kInf});
   // To bool: nonzero is true.
@@ -407,7 +408,8 @@ void for_each_type(Fn&& fn) {
   std::apply([&](auto... tags) { (fn(tags), ...); }, Tuple{});
 }
 
-// The reference conversion: saturating truncation to integers with NaN -> 0, nonzero -> true,
+// The reference conversion: truncation to integers, with NaN and values out of range giving the
+// lowest value (TensorFlow on x86-64), nonzero -> true,
 // rounding to nearest for floats (16-bit floats through float32, as the kernel documents).
 template <class To, class From>
 To ref_cast(From v) {
@@ -415,11 +417,9 @@ To ref_cast(From v) {
     return to_d(v) != 0;
   } else if constexpr (std::is_integral_v<To> && kIsFloat<From>) {
     const double d = to_d(v);
-    if (std::isnan(d)) return 0;
-    // 2^31 and 2^63 are exact doubles: anything at or past them saturates.
+    // 2^31 and 2^63 are exact doubles: [-limit, limit) is what an integer holds after truncation.
     const double limit = std::ldexp(1.0, std::numeric_limits<To>::digits);
-    if (d >= limit) return std::numeric_limits<To>::max();
-    if (d <= -limit) return std::numeric_limits<To>::min();
+    if (!(d >= -limit && d < limit)) return std::numeric_limits<To>::min();
     return static_cast<To>(std::trunc(d));
   } else if constexpr (std::is_integral_v<To>) {
     return static_cast<To>(v);  // integer -> narrower integer keeps the low bits
@@ -512,23 +512,24 @@ TEST_CASE("cast: hand-checked conversions", "[ops][cast]") {
                                     Shape{static_cast<std::int64_t>(v.size())});
     return values_of(eagle::cast(eagle::cast(source, from), to));
   };
-  const double i32max = 2147483647, i32min = -2147483648.0;
-  // Floating -> integer: truncation toward zero, saturation, NaN -> 0.
-  CHECK(cast({2.7, -2.7, 1e10, -1e10, kNaN, kInf, -kInf}, DType::kFloat32, DType::kInt32) ==
-        std::vector<double>{2, -2, i32max, i32min, 0, i32max, i32min});
+  const double i32min = -2147483648.0;
+  // Floating -> integer: truncation toward zero; NaN, infinities and values out of range give the
+  // lowest value, as tf.cast on x86-64.
+  CHECK(cast({2.7, -2.7, 1e10, -1e10, kNaN, kInf, -kInf, 2147483520.0}, DType::kFloat32,
+             DType::kInt32) ==
+        std::vector<double>{2, -2, i32min, i32min, i32min, i32min, i32min, 2147483520.0});
   {
     const std::vector<std::int64_t> v =
         eagle::cast(eagle::constant({1e19, -1e19, kNaN, 9.2e18}, std::nullopt, DType::kFloat64),
                     DType::kInt64)
             .to_vector<std::int64_t>();
-    CHECK(v == std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max(),
-                                         std::numeric_limits<std::int64_t>::min(), 0,
-                                         9200000000000000000});
+    constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
+    CHECK(v == std::vector<std::int64_t>{kLowest, kLowest, kLowest, 9200000000000000000});
   }
   CHECK(cast({65504, kNaN, kInf, -0.5}, DType::kFloat16, DType::kInt32) ==
-        std::vector<double>{65504, 0, i32max, 0});
+        std::vector<double>{65504, i32min, i32min, 0});
   CHECK(cast({3e38, -3e38, 1.5}, DType::kBFloat16, DType::kInt32) ==
-        std::vector<double>{i32max, i32min, 1});
+        std::vector<double>{i32min, i32min, 1});
   // To bool: nonzero (NaN included) is true, -0.0 is false.
   CHECK(cast({0, -0.0, 0.5, kNaN, -kInf}, DType::kFloat32, DType::kBool) ==
         std::vector<double>{0, 0, 1, 1, 1});
@@ -669,8 +670,9 @@ TEST_CASE("equal and not_equal on bool", "[ops][binary]") {
   check_tensor(x == eagle::constant(true), DType::kBool, {4}, {1, 0, 1, 0});
 }
 
-TEMPLATE_LIST_TEST_CASE("NaN propagates through maximum, minimum, reductions and argmax",
-                        "[ops][nan]", FloatingTypes) {
+TEMPLATE_LIST_TEST_CASE(
+    "NaN propagates through maximum, minimum and reductions, argmax passes it over", "[ops][nan]",
+    FloatingTypes) {
   using T = TestType;
   const DType dt = eagle::dtype_of_v<T>;
   const Tensor x = make<T>({kNaN, 1, kNaN, 2}, {4});
@@ -693,20 +695,29 @@ TEMPLATE_LIST_TEST_CASE("NaN propagates through maximum, minimum, reductions and
   check_tensor(eagle::reduce_max(z, 0), dt, {3}, {3, kNaN, kNaN});
   check_tensor(eagle::reduce_min(z, 0), dt, {3}, {1, kNaN, kNaN});
   check_tensor(eagle::reduce_mean(z, 0), dt, {3}, {2, kNaN, kNaN});
-  // argmax points at the first NaN.
-  check_tensor(eagle::argmax(z, 1), DType::kInt64, {2}, {2, 1});
-  check_tensor(eagle::argmax(z, 0), DType::kInt64, {3}, {1, 1, 0});
-  check_tensor(eagle::argmax(make<T>({kNaN, 5, kNaN}, {3})), DType::kInt64, {}, {0});
+  // argmax and argmin pass NaN over, as TensorFlow (Note [ArgMax and NaN]); all NaN gives 0.
+  check_tensor(eagle::argmax(z, 1), DType::kInt64, {2}, {1, 2});
+  check_tensor(eagle::argmax(z, 0), DType::kInt64, {3}, {1, 0, 1});
+  check_tensor(eagle::argmin(z, 1), DType::kInt64, {2}, {0, 0});
+  check_tensor(eagle::argmin(z, 0), DType::kInt64, {3}, {0, 0, 1});
+  check_tensor(eagle::argmax(make<T>({kNaN, 5, kNaN}, {3})), DType::kInt64, {}, {1});
+  check_tensor(eagle::argmax(make<T>({kNaN, kNaN}, {2})), DType::kInt64, {}, {0});
+  check_tensor(eagle::argmin(make<T>({kNaN, 5, -2}, {3})), DType::kInt64, {}, {2});
+  const double inf = std::numeric_limits<double>::infinity();
+  check_tensor(eagle::argmax(make<T>({-inf, kNaN}, {2})), DType::kInt64, {}, {0});
+  check_tensor(eagle::argmax(make<T>({kNaN, -inf, 4}, {3, 1}), 0), DType::kInt64, {1}, {2});
 
   // Long rows and wide columns (the blocked loops) propagate NaN too.
   std::vector<double> row(1000, 1.0);
   row[577] = kNaN;
   check_tensor(eagle::reduce_max(make<T>(row, {1000})), dt, {}, {kNaN});
   check_tensor(eagle::reduce_min(make<T>(row, {1000})), dt, {}, {kNaN});
-  check_tensor(eagle::argmax(make<T>(row, {1000})), DType::kInt64, {}, {577});
+  check_tensor(eagle::argmax(make<T>(row, {1000})), DType::kInt64, {}, {0});
+  row[600] = 2.0;
+  check_tensor(eagle::argmax(make<T>(row, {1000})), DType::kInt64, {}, {600});
+  row[600] = 1.0;
   std::vector<double> expected_max(500, 1.0), expected_arg(500, 0.0);
   expected_max[77] = kNaN;
-  expected_arg[77] = 1;
   check_tensor(eagle::reduce_max(make<T>(row, {2, 500}), 0), dt, {500}, expected_max);
   check_tensor(eagle::argmax(make<T>(row, {2, 500}), 0), DType::kInt64, {500}, expected_arg);
   // softmax: a NaN in a row makes that row NaN.
@@ -1116,6 +1127,19 @@ TEMPLATE_LIST_TEST_CASE("argmax", "[ops][reduce]", NumericTypes) {
     }
   }
   check_tensor(eagle::argmax(make<T>(values, {d0, d1, d2}), 1), i64, {d0, d2}, expected);
+
+  // argmin mirrors it: the first smallest.
+  check_tensor(eagle::argmin(x, 0), i64, {3}, {0, 1, 0});
+  check_tensor(eagle::argmin(x, 1), i64, {2}, {0, 1});
+  check_tensor(eagle::argmin(make<T>({3, 1, 1, 2}, {4})), i64, {}, {1});
+}
+
+TEST_CASE("argmax and argmin of bool: the first true, the first false", "[ops][reduce]") {
+  const Tensor b = eagle::constant({false, true, true, false}, {2, 2});
+  CHECK(eagle::argmax(b, 1).to_vector<std::int64_t>() == std::vector<std::int64_t>{1, 0});
+  CHECK(eagle::argmax(b, 0).to_vector<std::int64_t>() == std::vector<std::int64_t>{1, 0});
+  CHECK(eagle::argmin(b, 1).to_vector<std::int64_t>() == std::vector<std::int64_t>{0, 1});
+  CHECK(eagle::argmax(eagle::constant({false, false})).item<std::int64_t>() == 0);
 }
 
 // ---- Linear algebra -------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "cpu/broadcast_loop.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
@@ -32,6 +34,13 @@ void binary_kernel(KernelContext& ctx) {
       throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
     }
   }
+  if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
+    const T* d = y.data<const T>();
+    if (std::any_of(d, d + y.shape().num_elements(), [](T v) { return v == 0; })) {
+      throw InvalidArgumentError(
+          fmt::format("Integer division by zero [Op:{}]", runtime::op_name(ctx.op())));
+    }
+  }
   auto out = ctx.allocate_output();
   broadcast_apply<T, Out>(x.data<const T>(), x.shape(), y.data<const T>(), y.shape(),
                           out->data<Out>(), ctx.output_shape(), Fn{});
@@ -40,18 +49,19 @@ void binary_kernel(KernelContext& ctx) {
 template <class T, class Fn>
 void unary_kernel(KernelContext& ctx) {
   using C = compute_t<T>;
+  using Out = std::conditional_t<std::is_same_v<decltype(Fn{}(C{})), bool>, bool, T>;
   const runtime::TensorImpl& x = ctx.input(0);
   // A donated input's bytes become the output's (Note [Kernel contract]): `in` and `o` may be
   // the same array, read and written at the same index, so neither is __restrict.
   auto out = ctx.forward_input_or_allocate_output(0);
   const T* in = x.data<const T>();
-  T* o = out->data<T>();
+  Out* o = out->data<Out>();
   const std::int64_t n = ctx.output_shape().num_elements();
   const Fn f{};
   parallel_for(
       n, 2 * sizeof(T) * functor_cost<Fn>::value,
       [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) o[i] = convert<T>(f(C(in[i])));
+        for (std::int64_t i = b; i < e; ++i) o[i] = convert<Out>(f(C(in[i])));
       },
       64);
 }

@@ -322,37 +322,50 @@ T empty_value(ReduceKind kind) {
   return T(MinOp<C>::identity());
 }
 
-// Index of the first largest element of a contiguous row (n > 0; NaN is largest).
-template <class T>
-int64_t argmax_row(const T* x, int64_t n) {
+// Note [ArgMax and NaN]: TensorFlow's ArgMax starts from (index 0, the lowest value of T) and
+// takes an element only when it is strictly greater than the best so far. NaN is never greater,
+// so NaNs are passed over; the first of equal maxima wins; a row with nothing above the lowest
+// value (all NaN, or -inf and NaN) gives 0. ArgMin mirrors it with the highest value. The CUDA
+// kernels follow the same rule, combined in any order (best_of in cuda/reduction_kernels.cu).
+template <class T, bool kMax>
+compute_t<T> arg_start() {
   using C = compute_t<T>;
-  if constexpr (is_half_v<T>) {
-    C best = static_cast<C>(x[0]);
-    if (best != best) return 0;
-    int64_t idx = 0;
-    for (int64_t i = 1; i < n; ++i) {
-      const C v = static_cast<C>(x[i]);
-      if (v > best) {
-        best = v;
-        idx = i;
-      } else if (v != v) {
-        return i;
-      }
+  if constexpr (is_half_v<T>) {  // the limits of the 16-bit type, not of float
+    const T limit = T::from_bits(kMax ? 0xfbff : 0x7bff);  // float16: -/+65504
+    if constexpr (std::is_same_v<T, bfloat16>) {
+      return C(T::from_bits(kMax ? 0xff7f : 0x7f7f));  // bfloat16: -/+3.3895e38
     }
-    return idx;
+    return C(limit);
+  } else if constexpr (kMax) {
+    return std::numeric_limits<C>::lowest();
   } else {
-    // The (vectorized, NaN-propagating) maximum, then the first element equal to it.
-    const T m = reduce_block<MaxOp<T>>(x, n);
-    int64_t i = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      if (m != m) {
-        while (x[i] == x[i]) ++i;
-        return i;
-      }
-    }
-    while (x[i] != m) ++i;
-    return i;
+    return std::numeric_limits<C>::max();
   }
+}
+
+template <bool kMax, class C>
+inline bool arg_takes(C x, C best) {
+  if constexpr (kMax) {
+    return x > best;
+  } else {
+    return x < best;
+  }
+}
+
+// The arg-reduction of one contiguous row.
+template <class T, bool kMax>
+int64_t arg_row(const T* x, int64_t n) {
+  using C = compute_t<T>;
+  C best = arg_start<T, kMax>();
+  int64_t index = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const C v = static_cast<C>(x[i]);
+    if (arg_takes<kMax>(v, best)) {
+      best = v;
+      index = i;
+    }
+  }
+  return index;
 }
 
 // Copies the box sizes[0..rank) with element strides `strides` (the last one 1) from src into
@@ -491,8 +504,10 @@ void reduce(ReduceKind kind, const T* in, const Shape& in_shape, const std::vect
   }
 }
 
-template <class T>
-void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
+namespace {
+
+template <class T, bool kMax>
+void arg_reduce(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
   using C = compute_t<T>;
   int64_t outer = 1;
   for (int a = 0; a < axis; ++a) outer *= in_shape[a];
@@ -505,7 +520,7 @@ void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
     return;
   }
   if (inner == 1) {
-    for (int64_t o = 0; o < outer; ++o) out[o] = argmax_row(in + o * len, len);
+    for (int64_t o = 0; o < outer; ++o) out[o] = arg_row<T, kMax>(in + o * len, len);
     return;
   }
   C best[kTile];
@@ -516,20 +531,14 @@ void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
     int64_t* obase = out + o * inner;
     for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
       const int64_t w = std::min(kTile, inner - j0);
-      const C* x0 = load(base + j0, w, buf);
       for (int64_t j = 0; j < w; ++j) {
-        best[j] = x0[j];
+        best[j] = arg_start<T, kMax>();
         index[j] = 0;
       }
-      for (int64_t i = 1; i < len; ++i) {
+      for (int64_t i = 0; i < len; ++i) {
         const C* x = load(base + i * inner + j0, w, buf);
         for (int64_t j = 0; j < w; ++j) {
-          bool take;
-          if constexpr (std::is_floating_point_v<C>) {
-            take = (x[j] > best[j]) | ((x[j] != x[j]) & (best[j] == best[j]));
-          } else {
-            take = x[j] > best[j];
-          }
+          const bool take = arg_takes<kMax>(x[j], best[j]);
           best[j] = take ? x[j] : best[j];
           index[j] = take ? i : index[j];
         }
@@ -539,9 +548,21 @@ void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
   }
 }
 
+}  // namespace
+
+template <class T>
+void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
+  arg_reduce<T, true>(in, in_shape, axis, out);
+}
+template <class T>
+void argmin(const T* in, const Shape& in_shape, int axis, std::int64_t* out) {
+  arg_reduce<T, false>(in, in_shape, axis, out);
+}
+
 #define EAGLE_INSTANTIATE_REDUCE(T)                                                         \
   template void reduce<T>(ReduceKind, const T*, const Shape&, const std::vector<int>&, T*); \
-  template void argmax<T>(const T*, const Shape&, int, std::int64_t*);
+  template void argmax<T>(const T*, const Shape&, int, std::int64_t*);                      \
+  template void argmin<T>(const T*, const Shape&, int, std::int64_t*);
 
 EAGLE_INSTANTIATE_REDUCE(float)
 EAGLE_INSTANTIATE_REDUCE(double)
@@ -549,6 +570,9 @@ EAGLE_INSTANTIATE_REDUCE(std::int32_t)
 EAGLE_INSTANTIATE_REDUCE(std::int64_t)
 EAGLE_INSTANTIATE_REDUCE(float16)
 EAGLE_INSTANTIATE_REDUCE(bfloat16)
+
+template void argmax<bool>(const bool*, const Shape&, int, std::int64_t*);
+template void argmin<bool>(const bool*, const Shape&, int, std::int64_t*);
 
 #undef EAGLE_INSTANTIATE_REDUCE
 

@@ -21,9 +21,11 @@ template <class T>
 void reduce(ReduceKind kind, const T* in, const Shape& in_shape, const std::vector<int>& axes,
             T* out);
 
-// Index of the first largest element along `axis` (NaN counts as largest, first NaN wins).
-// `out` holds in_shape without `axis`. The axis must be non-empty (callers check).
+// Index of the first largest (smallest) element along `axis`, passing over NaN as TensorFlow
+// does (Note [ArgMax and NaN]). `out` holds in_shape without `axis`. T: the reduce types and bool.
 template <class T>
 void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out);
+template <class T>
+void argmin(const T* in, const Shape& in_shape, int axis, std::int64_t* out);
 
 }  // namespace eagle::cpu

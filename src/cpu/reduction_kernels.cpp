@@ -1,4 +1,4 @@
-// Kernel-table entries for Sum, Mean, Max, Min and ArgMax (the loops are in reduce.cpp).
+// Kernel-table entries for Sum, Mean, Max, Min, ArgMax and ArgMin (the loops are in reduce.cpp).
 #include "cpu/reduce.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
@@ -26,6 +26,16 @@ struct Reduce {
 };
 
 template <class T>
+struct ArgMinKernel {
+  static void run(KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const runtime::TensorImpl& x = ctx.input(0);
+    argmin<T>(x.data<const T>(), x.shape(), ctx.attrs<ops::AxisAttrs>().axis,
+              out->data<std::int64_t>());
+  }
+};
+
+template <class T>
 struct ArgMaxKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
@@ -43,6 +53,7 @@ void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kMax, DeviceType::kCPU, Reduce<ReduceKind::kMax>::Kernel>(table);
   kernels::register_op<OpId::kMin, DeviceType::kCPU, Reduce<ReduceKind::kMin>::Kernel>(table);
   kernels::register_op<OpId::kArgMax, DeviceType::kCPU, ArgMaxKernel>(table);
+  kernels::register_op<OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -66,6 +66,65 @@ struct PowFn {
   }
 };
 
+// Integer division and remainder: a zero divisor is refused before the kernel runs (Note
+// [Integer division by zero]); the lowest value divided by -1 wraps (x86 would trap).
+struct FloorDivFn {
+  static constexpr bool kIntegerDivision = true;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b == -1) return wrap_neg(a);
+      const C q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    } else {
+      return math::floor(a / b);
+    }
+  }
+};
+struct FloorModFn {  // the result takes the divisor's sign, as Python's %
+  static constexpr bool kIntegerDivision = true;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      if (b == -1) return C{0};
+      const C r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    } else {
+      const C r = math::fmod(a, b);
+      return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;
+    }
+  }
+};
+struct TruncateDivFn {
+  static constexpr bool kIntegerDivision = true;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      return b == -1 ? wrap_neg(a) : a / b;
+    } else {
+      return a / b;  // TensorFlow's TruncateDiv on floats is plain division
+    }
+  }
+};
+struct TruncateModFn {  // the result takes the dividend's sign, as C's %
+  static constexpr bool kIntegerDivision = true;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C>) {
+      return b == -1 ? C{0} : a % b;
+    } else {
+      return math::fmod(a, b);
+    }
+  }
+};
+struct SquaredDifferenceFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a, C b) const {
+    const C d = wrap_sub(a, b);
+    return wrap_mul(d, d);
+  }
+};
+
 #define EAGLE_PREDICATE(Name, expr)                     \
   struct Name {                                         \
     static constexpr bool kPredicate = true;            \
@@ -80,6 +139,8 @@ EAGLE_PREDICATE(LessFn, a < b)
 EAGLE_PREDICATE(LessEqualFn, a <= b)
 EAGLE_PREDICATE(GreaterFn, a > b)
 EAGLE_PREDICATE(GreaterEqualFn, a >= b)
+EAGLE_PREDICATE(LogicalAndFn, a&& b)
+EAGLE_PREDICATE(LogicalOrFn, a || b)
 #undef EAGLE_PREDICATE
 
 struct NegFn {
@@ -146,6 +207,101 @@ struct TanhFn {
     return math::tanh(a);
   }
 };
+struct FloorFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::floor(a);
+  }
+};
+struct CeilFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::ceil(a);
+  }
+};
+// Half to even (banker's rounding), as tf.round; integers are already whole.
+struct RoundFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    if constexpr (std::is_integral_v<C>) {
+      return a;
+    } else {
+      return math::rint(a);
+    }
+  }
+};
+// -1, 0 or 1 (0 for both zeros); NaN stays NaN.
+struct SignFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    if (is_nan(a)) return a;
+    return static_cast<C>((C{0} < a) - (a < C{0}));
+  }
+};
+struct RsqrtFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return C{1} / math::sqrt(a);
+  }
+};
+struct ReciprocalFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return C{1} / a;
+  }
+};
+struct Log1pFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::log1p(a);
+  }
+};
+struct ErfFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::erf(a);
+  }
+};
+struct SinFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::sin(a);
+  }
+};
+struct CosFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::cos(a);
+  }
+};
+struct IsNanFn {
+  template <class C>
+  EAGLE_HOST_DEVICE bool operator()(C a) const {
+    return is_nan(a);
+  }
+};
+struct IsInfFn {
+  template <class C>
+  EAGLE_HOST_DEVICE bool operator()(C a) const {
+    return math::isinf(a);
+  }
+};
+struct IsFiniteFn {
+  template <class C>
+  EAGLE_HOST_DEVICE bool operator()(C a) const {
+    return !is_nan(a) && !math::isinf(a);
+  }
+};
+struct LogicalNotFn {
+  template <class C>
+  EAGLE_HOST_DEVICE bool operator()(C a) const {
+    return !a;
+  }
+};
 
 // Whether a binary functor yields bool (a comparison) rather than its operands' type.
 template <class F, class = void>
@@ -155,6 +311,16 @@ struct is_predicate<F, std::void_t<decltype(F::kPredicate)>> : std::bool_constan
 template <class F>
 inline constexpr bool is_predicate_v = is_predicate<F>::value;
 
+// Note [Integer division by zero]: an integer FloorDiv, FloorMod, TruncateDiv or TruncateMod
+// with a zero divisor is TensorFlow's InvalidArgumentError "Integer division by zero"; kernels
+// check the divisor before computing (float division by zero is IEEE: inf or NaN).
+template <class F, class = void>
+struct is_integer_division : std::false_type {};
+template <class F>
+struct is_integer_division<F, std::void_t<decltype(F::kIntegerDivision)>> : std::true_type {};
+template <class F>
+inline constexpr bool is_integer_division_v = is_integer_division<F>::value;
+
 // Note [Elementwise op list]: the (op, functor) pairs every backend registers, so the list is
 // written once. X(op, functor) for binary ops, U(op, functor) for unary ones.
 // clang-format off
@@ -162,8 +328,14 @@ inline constexpr bool is_predicate_v = is_predicate<F>::value;
   X(AddV2, AddFn) X(Sub, SubFn) X(Mul, MulFn) X(RealDiv, DivFn) X(Maximum, MaxFn) \
   X(Minimum, MinFn) X(Pow, PowFn) X(Equal, EqualFn) X(NotEqual, NotEqualFn) X(Less, LessFn) \
   X(LessEqual, LessEqualFn) X(Greater, GreaterFn) X(GreaterEqual, GreaterEqualFn) \
+  X(FloorDiv, FloorDivFn) X(FloorMod, FloorModFn) X(TruncateDiv, TruncateDivFn) \
+  X(TruncateMod, TruncateModFn) X(SquaredDifference, SquaredDifferenceFn) \
+  X(LogicalAnd, LogicalAndFn) X(LogicalOr, LogicalOrFn) \
   U(Neg, NegFn) U(Abs, AbsFn) U(Exp, ExpFn) U(Log, LogFn) U(Sqrt, SqrtFn) U(Square, SquareFn) \
-  U(Relu, ReluFn) U(Sigmoid, SigmoidFn) U(Tanh, TanhFn)
+  U(Relu, ReluFn) U(Sigmoid, SigmoidFn) U(Tanh, TanhFn) U(Floor, FloorFn) U(Ceil, CeilFn) \
+  U(Round, RoundFn) U(Sign, SignFn) U(Rsqrt, RsqrtFn) U(Reciprocal, ReciprocalFn) \
+  U(Log1p, Log1pFn) U(Erf, ErfFn) U(Sin, SinFn) U(Cos, CosFn) U(IsNan, IsNanFn) \
+  U(IsInf, IsInfFn) U(IsFinite, IsFiniteFn) U(LogicalNot, LogicalNotFn)
 // clang-format on
 
 }  // namespace eagle::kernels

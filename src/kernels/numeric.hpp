@@ -41,14 +41,12 @@ inline To convert(From v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // Saturating, NaN -> 0: a plain static_cast would be undefined out of range.
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) {
-      return std::numeric_limits<To>::lowest();
-    }
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) {
-      return std::numeric_limits<To>::max();
-    }
+    // Note [Float to integer casts]: truncation toward zero; NaN, infinities and values outside
+    // To give To's lowest value, which is what TensorFlow's CPU kernels give on x86-64 (the
+    // cvttss2si "integer indefinite"). A plain static_cast would be undefined there. The CUDA
+    // kernels follow the same rule, so a cast means one thing on every device.
+    constexpr From kLimit = From(std::uint64_t{1} << (std::numeric_limits<To>::digits));
+    if (!(v >= -kLimit && v < kLimit)) return std::numeric_limits<To>::lowest();
     return static_cast<To>(v);
   } else {
     return static_cast<To>(v);

@@ -91,9 +91,17 @@ EAGLE_HOST_DEVICE C nan_min(C a, C b) {
 namespace math {
 EAGLE_MATH_FN(exp)
 EAGLE_MATH_FN(log)
+EAGLE_MATH_FN(log1p)
 EAGLE_MATH_FN(sqrt)
 EAGLE_MATH_FN(tanh)
 EAGLE_MATH_FN(fabs)
+EAGLE_MATH_FN(floor)
+EAGLE_MATH_FN(ceil)
+EAGLE_MATH_FN(rint)
+EAGLE_MATH_FN(trunc)
+EAGLE_MATH_FN(erf)
+EAGLE_MATH_FN(sin)
+EAGLE_MATH_FN(cos)
 }  // namespace math
 #undef EAGLE_MATH_FN
 
@@ -104,6 +112,22 @@ EAGLE_HOST_DEVICE C pow(C base, C exponent) {
   return ::pow(base, exponent);
 #else
   return std::pow(base, exponent);
+#endif
+}
+template <class C>
+EAGLE_HOST_DEVICE C fmod(C x, C y) {
+#if defined(__CUDA_ARCH__)
+  return ::fmod(x, y);
+#else
+  return std::fmod(x, y);
+#endif
+}
+template <class C>
+EAGLE_HOST_DEVICE bool isinf(C x) {
+#if defined(__CUDA_ARCH__)
+  return ::isinf(x);
+#else
+  return std::isinf(x);
 #endif
 }
 }  // namespace math

@@ -1,4 +1,5 @@
 // Elementwise binary and unary ops: validation and shape inference; kernels in cpu/.
+#include <algorithm>
 #include <cmath>
 
 #include "eagle/ops.hpp"
@@ -17,9 +18,9 @@ Tensor binary(OpId op, const Tensor& x, const Tensor& y, bool boolean_output = f
                            boolean_output ? DType::kBool : x.dtype());
 }
 
-Tensor unary(OpId op, const Tensor& x) {
+Tensor unary(OpId op, const Tensor& x, bool boolean_output = false) {
   ops::check_defined(x, op);
-  return ops::run_unary(op, x, x.shape(), x.dtype());
+  return ops::run_unary(op, x, x.shape(), boolean_output ? DType::kBool : x.dtype());
 }
 
 }  // namespace
@@ -37,6 +38,27 @@ Tensor less_equal(const Tensor& x, const Tensor& y) { return binary(OpId::kLessE
 Tensor greater(const Tensor& x, const Tensor& y) { return binary(OpId::kGreater, x, y, true); }
 Tensor greater_equal(const Tensor& x, const Tensor& y) {
   return binary(OpId::kGreaterEqual, x, y, true);
+}
+
+namespace {
+
+bool broadcastable(const Shape& a, const Shape& b) {
+  for (int i = 1; i <= std::min(a.rank(), b.rank()); ++i) {
+    const std::int64_t da = a[a.rank() - i], db = b[b.rank() - i];
+    if (da != db && da != 1 && db != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Tensor operator==(const Tensor& x, const Tensor& y) {
+  if (x.defined() && y.defined() && !broadcastable(x.shape(), y.shape())) return constant(false);
+  return equal(x, y);
+}
+Tensor operator!=(const Tensor& x, const Tensor& y) {
+  if (x.defined() && y.defined() && !broadcastable(x.shape(), y.shape())) return constant(true);
+  return not_equal(x, y);
 }
 
 Tensor divide(const Tensor& x, const Tensor& y) {
@@ -58,5 +80,44 @@ Tensor square(const Tensor& x) { return unary(OpId::kSquare, x); }
 Tensor relu(const Tensor& x) { return unary(OpId::kRelu, x); }
 Tensor sigmoid(const Tensor& x) { return unary(OpId::kSigmoid, x); }
 Tensor tanh(const Tensor& x) { return unary(OpId::kTanh, x); }
+Tensor rsqrt(const Tensor& x) { return unary(OpId::kRsqrt, x); }
+Tensor reciprocal(const Tensor& x) { return unary(OpId::kReciprocal, x); }
+Tensor log1p(const Tensor& x) { return unary(OpId::kLog1p, x); }
+Tensor erf(const Tensor& x) { return unary(OpId::kErf, x); }
+Tensor sin(const Tensor& x) { return unary(OpId::kSin, x); }
+Tensor cos(const Tensor& x) { return unary(OpId::kCos, x); }
+Tensor floor(const Tensor& x) { return unary(OpId::kFloor, x); }
+Tensor ceil(const Tensor& x) { return unary(OpId::kCeil, x); }
+Tensor round(const Tensor& x) { return unary(OpId::kRound, x); }
+Tensor sign(const Tensor& x) { return unary(OpId::kSign, x); }
+Tensor is_nan(const Tensor& x) { return unary(OpId::kIsNan, x, true); }
+Tensor is_inf(const Tensor& x) { return unary(OpId::kIsInf, x, true); }
+Tensor is_finite(const Tensor& x) { return unary(OpId::kIsFinite, x, true); }
+Tensor logical_not(const Tensor& x) { return unary(OpId::kLogicalNot, x, true); }
+
+Tensor floordiv(const Tensor& x, const Tensor& y) { return binary(OpId::kFloorDiv, x, y); }
+Tensor floormod(const Tensor& x, const Tensor& y) { return binary(OpId::kFloorMod, x, y); }
+Tensor truncatediv(const Tensor& x, const Tensor& y) { return binary(OpId::kTruncateDiv, x, y); }
+Tensor truncatemod(const Tensor& x, const Tensor& y) { return binary(OpId::kTruncateMod, x, y); }
+Tensor squared_difference(const Tensor& x, const Tensor& y) {
+  return binary(OpId::kSquaredDifference, x, y);
+}
+Tensor logical_and(const Tensor& x, const Tensor& y) {
+  return binary(OpId::kLogicalAnd, x, y, true);
+}
+Tensor logical_or(const Tensor& x, const Tensor& y) { return binary(OpId::kLogicalOr, x, y, true); }
+
+Tensor clip_by_value(const Tensor& x, const Tensor& clip_value_min, const Tensor& clip_value_max) {
+  return maximum(minimum(x, clip_value_max), clip_value_min);
+}
+
+Tensor zeros_like(const Tensor& x) {
+  ops::check_defined(x, OpId::kFill);
+  return fill(x.shape(), 0, x.dtype());
+}
+Tensor ones_like(const Tensor& x) {
+  ops::check_defined(x, OpId::kFill);
+  return fill(x.shape(), 1, x.dtype());
+}
 
 }  // namespace eagle

@@ -19,8 +19,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   for (int i = 0; i < 2; ++i) {
     const Shape& s = inputs[i].shape();
     if (s.rank() < 2) {
-      ops::throw_invalid(
-          op, fmt::format("In[{}] is not a matrix. Instead it has shape {}", i, s.to_string()));
+      ops::throw_invalid(op, fmt::format("In[{}] ndims must be >= 2", i));
     }
   }
   const std::int64_t m = transpose_a ? sa[sa.rank() - 1] : sa[sa.rank() - 2];

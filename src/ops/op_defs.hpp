@@ -21,6 +21,7 @@ inline constexpr DTypeMask kFloating = dtype_bit(DType::kFloat32) | dtype_bit(DT
 inline constexpr DTypeMask kNumeric =
     kFloating | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
 inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
+inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
 }  // namespace dtype_sets
 
 // Note [Op table]
@@ -58,6 +59,13 @@ inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
   X(LessEqual,            2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
   X(Greater,              2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
   X(GreaterEqual,         2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(FloorDiv,             2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(FloorMod,             2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(TruncateDiv,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(TruncateMod,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(SquaredDifference,    2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(LogicalAnd,           2, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
+  X(LogicalOr,            2, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
   X(Neg,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
   X(Abs,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
   X(Exp,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
@@ -67,11 +75,26 @@ inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
   X(Relu,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
   X(Sigmoid,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
   X(Tanh,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Floor,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(Ceil,                 1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(Round,                1, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
+  X(Sign,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Rsqrt,                1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Reciprocal,           1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Log1p,                1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Erf,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Sin,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Cos,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(IsNan,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(IsInf,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(IsFinite,             1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(LogicalNot,           1, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
   X(Sum,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
   X(Mean,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
   X(Max,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
   X(Min,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(ArgMax,               1, 1, AxisAttrs,      kNumeric, kNumeric,  kNoGradient)     \
+  X(ArgMax,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
+  X(ArgMin,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
   X(MatMul,               2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
   X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
   X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \

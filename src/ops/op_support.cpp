@@ -44,9 +44,10 @@ Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b) {
 
 int normalize_axis(OpId op, int axis, int rank) {
   if (axis < -rank || axis >= rank) {
-    throw_invalid(op, fmt::format("axis {} is out of bounds: expected a value in [{}, {}) for a "
-                                  "tensor of rank {}",
-                                  axis, -rank, rank, rank));
+    throw_invalid(op, fmt::format("{}Expected {} in the range [{}, {}), but got {}",
+                                  op == OpId::kConcatV2 ? "ConcatOp : " : "",
+                                  op == OpId::kConcatV2 ? "concatenating dimensions" : "dimension",
+                                  -rank, rank, axis));
   }
   return axis < 0 ? axis + rank : axis;
 }

@@ -1,4 +1,4 @@
-// Reductions (Sum, Mean, Max, Min) over any axes, and ArgMax.
+// Reductions (Sum, Mean, Max, Min) over any axes, ArgMax and ArgMin.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -62,19 +62,26 @@ Tensor reduce_min(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(OpId::kMin, x, axes, keepdims);
 }
 
-Tensor argmax(const Tensor& x, int axis) {
-  ops::check_defined(x, OpId::kArgMax);
+namespace {
+
+Tensor arg_reduce(OpId op, const Tensor& x, int axis) {
+  ops::check_defined(x, op);
   const Shape& in = x.shape();
-  const ops::AxisAttrs attrs{ops::normalize_axis(OpId::kArgMax, axis, in.rank())};
+  const ops::AxisAttrs attrs{ops::normalize_axis(op, axis, in.rank())};
   if (in[attrs.axis] == 0) {
-    ops::throw_invalid(OpId::kArgMax, fmt::format("Reduction axis {} is empty in shape {}",
-                                                  attrs.axis, in.to_string()));
+    ops::throw_invalid(
+        op, fmt::format("Reduction axis {} is empty in shape {}", attrs.axis, in.to_string()));
   }
   Shape out;
   for (int i = 0; i < in.rank(); ++i) {
     if (i != attrs.axis) out.push_back(in[i]);
   }
-  return ops::run_unary(OpId::kArgMax, x, out, DType::kInt64, ops::OpAttrs{attrs});
+  return ops::run_unary(op, x, out, DType::kInt64, ops::OpAttrs{attrs});
 }
+
+}  // namespace
+
+Tensor argmax(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMax, x, axis); }
+Tensor argmin(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMin, x, axis); }
 
 }  // namespace eagle

@@ -45,17 +45,38 @@ Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
   }
   std::vector<std::int64_t> dims = shape;
   if (inferred >= 0) {
-    if (known == 0 || count % known != 0) {
-      ops::throw_invalid(OpId::kReshape,
-                         known == 0 ? std::string("Reshape cannot infer the missing input size for "
-                                                  "an empty tensor unless all specified input "
-                                                  "sizes are non-zero")
-                                    : fmt::format("Input to reshape is a tensor with {} values, "
-                                                  "but the requested shape requires a multiple "
-                                                  "of {}",
-                                                  count, known));
+    // TensorFlow's ReshapeOp: when the requested sizes hold a 0, zero dimensions are left out of
+    // both products, so [0, 3] -> [0, -1] infers 3 (and [-1, 0] infers 3 too).
+    const bool sizes_have_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+    // Without their zeros the products can pass int64 ([0, 2^40, 2^40] has no elements).
+    const auto multiply = [](std::int64_t& into, std::int64_t by) {
+      const std::int64_t before = into;
+      if (__builtin_mul_overflow(before, by, &into)) {
+        ops::throw_invalid(OpId::kReshape, fmt::format("Encountered overflow when multiplying "
+                                                       "{} with {}, result: -1",
+                                                       before, by));
+      }
+    };
+    std::int64_t product = 1;
+    for (std::int64_t s : shape) {
+      if (s > 0) multiply(product, s);
     }
-    dims[static_cast<std::size_t>(inferred)] = count / known;
+    std::int64_t input_count = 1;
+    bool input_has_zero = false;
+    for (std::int64_t d : x.shape()) {
+      if (d > 0 || !sizes_have_zero) {
+        multiply(input_count, d);
+      } else {
+        input_has_zero = true;
+      }
+    }
+    if (!input_has_zero && input_count % product != 0) {
+      ops::throw_invalid(OpId::kReshape, fmt::format("Input to reshape is a tensor with {} values, "
+                                                     "but the requested shape requires a multiple "
+                                                     "of {}",
+                                                     count, product));
+    }
+    dims[static_cast<std::size_t>(inferred)] = input_count / product;
   } else if (known != count) {
     ops::throw_invalid(OpId::kReshape, fmt::format("Input to reshape is a tensor with {} values, "
                                                    "but the requested shape has {}",
@@ -71,14 +92,26 @@ Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   if (perm.empty()) {
     for (int i = rank - 1; i >= 0; --i) attrs.perm.push_back(i);
   }
-  std::vector<int> sorted = attrs.perm;
-  std::sort(sorted.begin(), sorted.end());
-  bool valid = static_cast<int>(sorted.size()) == rank;
-  for (int i = 0; valid && i < rank; ++i) valid = sorted[i] == i;
-  if (!valid) {
+  if (static_cast<int>(attrs.perm.size()) != rank) {
     ops::throw_invalid(OpId::kTranspose,
-                       fmt::format("perm [{}] is not a permutation of the {} axes of shape {}",
-                                   fmt::join(attrs.perm, ","), rank, x.shape().to_string()));
+                       fmt::format("transpose expects a vector of size {}. But input(1) is a "
+                                   "vector of size {}",
+                                   rank, attrs.perm.size()));
+  }
+  // As TensorFlow: a negative entry counts from the end, then each must be in range and seen once.
+  std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+  for (int& p : attrs.perm) {
+    if (p < 0) p += rank;
+    if (p < 0 || p >= rank) {
+      ops::throw_invalid(OpId::kTranspose, fmt::format("{} is out of range [0 .. {})", p, rank));
+    }
+    seen[static_cast<std::size_t>(p)] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (!seen[static_cast<std::size_t>(i)]) {
+      ops::throw_invalid(OpId::kTranspose,
+                         fmt::format("{} is missing from {{{}}}.", i, fmt::join(attrs.perm, ",")));
+    }
   }
   Shape out;
   for (int p : attrs.perm) out.push_back(x.shape()[p]);
@@ -115,7 +148,13 @@ Tensor squeeze(const Tensor& x, const std::vector<int>& axes) {
     for (int i = 0; i < in.rank(); ++i) drop[i] = in[i] == 1;
   }
   for (int axis : axes) {
-    const int a = ops::normalize_axis(OpId::kSqueeze, axis, in.rank());
+    if (axis < -in.rank() || axis >= in.rank()) {
+      ops::throw_invalid(OpId::kSqueeze,
+                         fmt::format("Tried to squeeze dim index {} for tensor with "
+                                     "{} dimensions.",
+                                     axis, in.rank()));
+    }
+    const int a = axis < 0 ? axis + in.rank() : axis;
     if (in[a] != 1) {
       ops::throw_invalid(OpId::kSqueeze, fmt::format("Can not squeeze dim[{}], expected a "
                                                      "dimension of 1, got {}",
@@ -145,10 +184,11 @@ Tensor concat(const std::vector<Tensor>& values, int axis) {
   for (int i = 1; i < n; ++i) {
     const Shape& s = values[i].shape();
     if (s.rank() != first.rank()) {
-      ops::throw_invalid(OpId::kConcatV2,
-                         fmt::format("Ranks of all input tensors should match: shape[0] = {} vs. "
-                                     "shape[{}] = {}",
-                                     first.to_string(), i, s.to_string()));
+      ops::throw_invalid(
+          OpId::kConcatV2,
+          fmt::format("ConcatOp : Ranks of all input tensors should match: shape[0] = {} vs. "
+                      "shape[{}] = {}",
+                      first.to_string(), i, s.to_string()));
     }
     for (int d = 0; d < s.rank(); ++d) {
       if (d != a && s[d] != first[d]) {

@@ -66,6 +66,20 @@ Device& resource_device(const OpCall& call) {
   return *pinned;
 }
 
+// TensorFlow's text when an op's type attribute does not allow the dtype (exp on int32, add on
+// bool): an InvalidArgumentError, as the op definition rejects it before any kernel is looked up.
+[[noreturn]] void throw_dtype_not_allowed(const OpDef& def, DType dtype) {
+  constexpr DType kOrder[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
+                              DType::kInt32,    DType::kInt64,   DType::kBool};
+  std::vector<std::string_view> allowed;
+  for (DType d : kOrder) {
+    if ((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(d)) allowed.push_back(dtype_runtime_name(d));
+  }
+  throw InvalidArgumentError(
+      fmt::format("Value for attr 'T' of {} is not in the list of allowed values: {} [Op:{}]",
+                  dtype_runtime_name(dtype), fmt::join(allowed, ", "), def.name));
+}
+
 }  // namespace
 
 // Note [Kernel contract]
@@ -88,6 +102,10 @@ void execute(const OpCall& call, Tensor* results) {
                     "have (inputs, outputs or attributes)",
                     def.name));
   }
+  if (static_cast<int>(call.kernel_dtype) < kNumDTypes &&
+      !((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(call.kernel_dtype))) {
+    throw_dtype_not_allowed(def, call.kernel_dtype);
+  }
   Device& device = call.resource_inputs ? resource_device(call)
                                         : place(call.op, call.kernel_dtype, call.is_constant);
 
@@ -109,8 +127,8 @@ void execute(const OpCall& call, Tensor* results) {
   OpListener* const listener = t_listener;
   // Forwarding would overwrite an input a listener is about to record.
   const std::uint32_t forwardable = listener ? 0u : call.forwardable_inputs;
-  KernelContext context(device, inputs, call.num_inputs, call.outputs, call.num_outputs, call.attrs,
-                        results, forwardable, call.resource_inputs);
+  KernelContext context(call.op, device, inputs, call.num_inputs, call.outputs, call.num_outputs,
+                        call.attrs, results, forwardable, call.resource_inputs);
   kernel(context);
   for (int i = 0; i < call.num_outputs; ++i) {
     if (!results[i].defined()) {

@@ -10,6 +10,7 @@
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 #include "ops/attrs.hpp"
+#include "ops/op_defs.hpp"
 #include "runtime/device.hpp"
 
 namespace eagle::runtime {
@@ -28,10 +29,11 @@ struct TensorSpec {
 // See Note [Kernel contract] in runtime/dispatcher.cpp.
 class KernelContext {
  public:
-  KernelContext(Device& device, const Tensor* inputs, int num_inputs, const TensorSpec* outputs,
-                int num_outputs, const ops::OpAttrs& attrs, Tensor* results,
-                std::uint32_t forwardable_inputs, std::uint32_t resource_inputs)
-      : device_(device),
+  KernelContext(OpId op, Device& device, const Tensor* inputs, int num_inputs,
+                const TensorSpec* outputs, int num_outputs, const ops::OpAttrs& attrs,
+                Tensor* results, std::uint32_t forwardable_inputs, std::uint32_t resource_inputs)
+      : op_(op),
+        device_(device),
         inputs_(inputs),
         num_inputs_(num_inputs),
         specs_(outputs),
@@ -43,6 +45,7 @@ class KernelContext {
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
 
+  OpId op() const { return op_; }  // for error texts: "[Op:FloorDiv]"
   Device& device() const { return device_; }
   int num_inputs() const { return num_inputs_; }
   const TensorImpl& input(int i) const { return *inputs_[i].impl(); }
@@ -74,6 +77,7 @@ class KernelContext {
   TensorImpl& mutable_input(int i);
 
  private:
+  OpId op_;
   Device& device_;
   const Tensor* inputs_;
   int num_inputs_;

@@ -25,6 +25,22 @@ Tensor less(const Tensor& x, const Tensor& y);
 Tensor less_equal(const Tensor& x, const Tensor& y);
 Tensor greater(const Tensor& x, const Tensor& y);
 Tensor greater_equal(const Tensor& x, const Tensor& y);
+// Floor division and its remainder, as Python's // and % (TensorFlow's FloorDiv, FloorMod):
+// -7 // 2 is -4 and -7 % 2 is 1; the remainder takes the divisor's sign. Integer division by
+// zero is an InvalidArgumentError; the lowest integer divided by -1 wraps.
+Tensor floordiv(const Tensor& x, const Tensor& y);
+Tensor floormod(const Tensor& x, const Tensor& y);
+// C's division and remainder (toward zero; the remainder takes the dividend's sign).
+Tensor truncatediv(const Tensor& x, const Tensor& y);
+Tensor truncatemod(const Tensor& x, const Tensor& y);
+// (x - y)^2
+Tensor squared_difference(const Tensor& x, const Tensor& y);
+// bool tensors only.
+Tensor logical_and(const Tensor& x, const Tensor& y);
+Tensor logical_or(const Tensor& x, const Tensor& y);
+Tensor logical_not(const Tensor& x);
+// maximum(minimum(x, clip_value_max), clip_value_min), as tf.clip_by_value.
+Tensor clip_by_value(const Tensor& x, const Tensor& clip_value_min, const Tensor& clip_value_max);
 
 // ---- Elementwise unary -------------------------------------------------------------------------
 Tensor negative(const Tensor& x);
@@ -32,6 +48,23 @@ Tensor abs(const Tensor& x);
 Tensor exp(const Tensor& x);
 Tensor log(const Tensor& x);
 Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);       // 1 / sqrt(x)
+Tensor reciprocal(const Tensor& x);  // 1 / x, floating types
+Tensor log1p(const Tensor& x);       // log(1 + x), accurate near 0
+Tensor erf(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);  // half to even (banker's rounding), as tf.round
+Tensor sign(const Tensor& x);   // -1, 0 or 1; NaN stays NaN
+// bool tensors of the elementwise tests, floating inputs.
+Tensor is_nan(const Tensor& x);
+Tensor is_inf(const Tensor& x);
+Tensor is_finite(const Tensor& x);
+// Tensors of x's shape and dtype (on the current device, as a fill).
+Tensor zeros_like(const Tensor& x);
+Tensor ones_like(const Tensor& x);
 Tensor square(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
@@ -43,12 +76,20 @@ inline Tensor operator-(const Tensor& x, const Tensor& y) { return subtract(x, y
 inline Tensor operator*(const Tensor& x, const Tensor& y) { return multiply(x, y); }
 inline Tensor operator/(const Tensor& x, const Tensor& y) { return divide(x, y); }
 inline Tensor operator-(const Tensor& x) { return negative(x); }
-inline Tensor operator==(const Tensor& x, const Tensor& y) { return equal(x, y); }
-inline Tensor operator!=(const Tensor& x, const Tensor& y) { return not_equal(x, y); }
+// As Python's == and != on TensorFlow tensors: shapes that do not broadcast give a scalar false
+// (true for !=) instead of the InvalidArgumentError that equal() and not_equal() raise.
+Tensor operator==(const Tensor& x, const Tensor& y);
+Tensor operator!=(const Tensor& x, const Tensor& y);
 inline Tensor operator<(const Tensor& x, const Tensor& y) { return less(x, y); }
 inline Tensor operator<=(const Tensor& x, const Tensor& y) { return less_equal(x, y); }
 inline Tensor operator>(const Tensor& x, const Tensor& y) { return greater(x, y); }
 inline Tensor operator>=(const Tensor& x, const Tensor& y) { return greater_equal(x, y); }
+// As Python's % on tensors: floormod. On bool tensors, & | ! are logical_and, logical_or and
+// logical_not (TensorFlow's & | ~).
+inline Tensor operator%(const Tensor& x, const Tensor& y) { return floormod(x, y); }
+inline Tensor operator&(const Tensor& x, const Tensor& y) { return logical_and(x, y); }
+inline Tensor operator|(const Tensor& x, const Tensor& y) { return logical_or(x, y); }
+inline Tensor operator!(const Tensor& x) { return logical_not(x); }
 
 // A C++ number next to a tensor takes the tensor's dtype (as a Python scalar does in TF).
 // float16 and bfloat16 values count as numbers too: x * eagle::float16(2.f).
@@ -76,6 +117,7 @@ EAGLE_SCALAR_OPERATOR(+)
 EAGLE_SCALAR_OPERATOR(-)
 EAGLE_SCALAR_OPERATOR(*)
 EAGLE_SCALAR_OPERATOR(/)
+EAGLE_SCALAR_OPERATOR(%)
 EAGLE_SCALAR_OPERATOR(==)
 EAGLE_SCALAR_OPERATOR(!=)
 EAGLE_SCALAR_OPERATOR(<)

@@ -1,4 +1,4 @@
-// Reductions over any axes, and argmax.
+// Reductions over any axes, argmax and argmin.
 #pragma once
 
 #include <initializer_list>
@@ -35,7 +35,9 @@ Tensor reduce_sum(const Tensor& x, const Axes& axes = {}, bool keepdims = false)
 Tensor reduce_mean(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
 Tensor reduce_max(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
 Tensor reduce_min(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
-// Index of the largest value along `axis` (first on ties), as int64.
+// Index of the largest (smallest) value along `axis`, as int64: the first on ties, NaN passed
+// over as in TensorFlow (a row of NaN gives 0). Every dtype, bool included.
 Tensor argmax(const Tensor& x, int axis = 0);
+Tensor argmin(const Tensor& x, int axis = 0);
 
 }  // namespace eagle
