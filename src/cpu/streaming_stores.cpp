@@ -36,6 +36,10 @@ namespace eagle::cpu {
 // over working sets of 6, 12 and 24 MiB, timed with plain and with streaming stores (minimum of
 // 2 passes each, after one untimed). The threshold is the first working set where streaming is
 // at least 10% faster; when none is, 48 MiB (the next doubling). Ops below 6 MiB never stream.
+// On the 32 MiB-L3 VM, plain/streamed: 6 MiB 47/120 us, 12 MiB 97/250, 24 MiB 235/500, so
+// 48 MiB (axpy 2^20: 0.85-1.06x NumPy with the old 8 MiB, 1.20-1.45x with this, interleaved
+// runs); under load from another process
+// the two come closer (6 MiB 74/84 us) and the answer is still 48 MiB.
 // It costs about 5 ms and 24 MiB touched once; EAGLE_STREAMING_THRESHOLD (a byte count
 // such as 24MiB, or "never") replaces it. Values never depend on it: streaming changes only how
 // the bytes reach memory (tests/broadcast_loop_test.cpp).
