@@ -8,6 +8,12 @@
 // allocates its output per call (from its host block cache above 1 MiB), as an eager op does.
 // Small sizes run several calls per timed repetition (field "inner"); times are per call.
 //
+// eagle's add and axpy are first timed each on its own, as bench/cpu_peers.py times the peers
+// (their median_us): interleaved with the loops below, whose buffers take another 16 MiB, they
+// found a colder last-level cache than the peers, each alone in its process (axpy 2^20 on a
+// 32 MiB-L3 VM: 257-297 us interleaved, 160-170 us alone). The add is then timed again, interleaved
+// with memcpy and the loops, for pct_of_memcpy and ratio_vs_loop (field "interleaved_us").
+//
 // Also axpy, alpha * x + y with a scalar alpha: two eager ops, as in every eager library.
 // Inputs are the shared ones of bench/compare (Note [Shared benchmark inputs]); records carry
 // the result's samples and the size label ("2^20") that bench/compare matches on.
@@ -20,6 +26,7 @@
 
 #include "bench_inputs.hpp"
 #include "bench_util.hpp"
+#include "cpu/streaming_stores.hpp"
 #include "eagle/eagle.hpp"
 
 namespace {
@@ -55,6 +62,19 @@ int main(int argc, char** argv) {
   eagle::debugging::set_log_device_placement(false);
 
   bench::Reporter rep;
+  {
+    // The host's caches and the streaming-store threshold this process chose (Note [Streaming
+    // stores]): decided here, before any timing, and printed by bench/compare with every run.
+    const eagle::cpu::CacheSizes caches = eagle::cpu::host_cache_sizes();
+    bench::Record r;
+    r.set("case", "streaming_threshold").set("impl", "host");
+    r.set("threshold_bytes", static_cast<long long>(eagle::cpu::streaming_threshold_bytes()));
+    r.set("origin", eagle::cpu::streaming_threshold_origin());
+    r.set("l1d_bytes", static_cast<long long>(caches.l1d));
+    r.set("l2_bytes", static_cast<long long>(caches.l2)).set("l2_shared_by", caches.l2_shared);
+    r.set("l3_bytes", static_cast<long long>(caches.l3)).set("l3_shared_by", caches.l3_shared);
+    rep.emit(std::move(r));
+  }
   constexpr float kAlpha = 0.5f;  // AXPY_ALPHA in bench/cpu_cases.py
   for (const int log2n : {12, 20, 24, 26}) {
     const std::int64_t n = std::int64_t{1} << log2n;
@@ -116,8 +136,10 @@ int main(int argc, char** argv) {
         bench::do_not_optimize(z.impl().get());
       }
     };
-    const auto stats = bench::measure_interleaved(
-        {run_eagle, run_memcpy, run_loop, run_stream, run_axpy}, warmup, reps);
+    const bench::Stats alone_add = bench::measure(run_eagle, warmup, reps);
+    const bench::Stats alone_axpy = bench::measure(run_axpy, warmup, reps);
+    const auto stats =
+        bench::measure_interleaved({run_eagle, run_memcpy, run_loop, run_stream}, warmup, reps);
     bench::check(bench::relative_error(loop_out, want) < 1e-5, "plain loop result");
     bench::check(bench::relative_error(stream_out, want) < 1e-5, "streaming loop result");
     bench::check(std::memcmp(copy_dst.data(), ha.data(), un * sizeof(float)) == 0, "memcpy result");
@@ -129,7 +151,8 @@ int main(int argc, char** argv) {
       return s;
     };
     const bench::Stats se = per_call(stats[0]), sm = per_call(stats[1]), sl = per_call(stats[2]),
-                       ss = per_call(stats[3]), sa = per_call(stats[4]);
+                       ss = per_call(stats[3]), sa = per_call(alone_axpy),
+                       se_alone = per_call(alone_add);
     const double add_bytes = 3.0 * 4.0 * static_cast<double>(n);
     const double copy_bytes = 2.0 * 4.0 * static_cast<double>(n);
     auto gbps = [](double bytes, double us) { return bytes / (us * 1e3); };
@@ -144,7 +167,8 @@ int main(int argc, char** argv) {
       r.set("gbps", gbps(bytes, s.median_us));
       return r;
     };
-    bench::Record re = record("eagle", se, add_bytes);
+    bench::Record re = record("eagle", se_alone, add_bytes);
+    re.set("interleaved_us", se.median_us);
     re.set("pct_of_memcpy", 100.0 * gbps(add_bytes, se.median_us) / memcpy_gbps);
     re.set("ratio_vs_loop", sl.median_us / se.median_us);  // loop time / eagle time
     re.set("pct_of_memcpy_is", "100 * add_GBps(3*n*4 B) / memcpy_GBps(2*n*4 B)");

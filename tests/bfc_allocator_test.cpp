@@ -88,20 +88,35 @@ TEST_CASE("growth: regions of 2, 4, 8 MiB, the last capped at the limit") {
   b.check();
 }
 
-TEST_CASE("growth: a request bigger than the next doubling gets a region of its own size") {
+TEST_CASE("growth: a request bigger than the planned region doubles the plan until it fits") {
+  // TensorFlow's BFCAllocator::Extend: regions are the first size times a power of two.
   Bfc b(GiB, true);
   void* a = b.get(1 * KiB);
   CHECK(b.regions() == Sizes{2 * MiB});
-  void* c = b.get(20 * MiB);  // next doubling is 4 MiB: the region is the request
-  CHECK(b.regions() == Sizes{2 * MiB, 20 * MiB});
-  void* d = b.get(30 * MiB);  // doubles the 20 MiB region
-  CHECK(b.regions() == Sizes{2 * MiB, 20 * MiB, 40 * MiB});
+  void* c = b.get(20 * MiB);  // the plan, 4 MiB, doubles to 32 MiB; not doubled again after
+  CHECK(b.regions() == Sizes{2 * MiB, 32 * MiB});
+  void* d = b.get(30 * MiB);  // 12 MiB left in region 2: a region of the plan, 32 MiB
+  CHECK(b.regions() == Sizes{2 * MiB, 32 * MiB, 32 * MiB});
   void* e = b.get(1 * MiB);  // fits in the first region
   CHECK(b.regions().size() == 3);
-  CHECK(b.stats().bytes_reserved == 62 * MiB);
+  void* f = b.get(40 * MiB);  // taken at the plan, so the plan doubled: 64 MiB
+  CHECK(b.regions() == Sizes{2 * MiB, 32 * MiB, 32 * MiB, 64 * MiB});
+  CHECK(b.stats().bytes_reserved == 130 * MiB);
   b.check();
-  for (void* p : {a, c, d, e}) b.put(p);
+  for (void* p : {a, c, d, e, f}) b.put(p);
   b.check();
+}
+
+TEST_CASE("growth: two live blocks of the largest size get two regions of that size") {
+  // The allocator_churn window case: the doubling used to give the second 256 MiB block a
+  // 512 MiB region (reserved / peak 1.5).
+  Bfc b(GiB, true);
+  void* a = b.get(256 * MiB);
+  void* c = b.get(256 * MiB);
+  CHECK(b.regions() == Sizes{256 * MiB, 256 * MiB});
+  b.check();
+  b.put(a);
+  b.put(c);
 }
 
 TEST_CASE("growth: a limit under 2 MiB is the first region") {

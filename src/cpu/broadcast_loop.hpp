@@ -3,8 +3,6 @@
 // collapsed and the innermost one runs as a flat loop with input strides of 0 or 1.
 #pragma once
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -16,6 +14,7 @@
 
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
+#include "cpu/streaming_stores.hpp"
 #include "eagle/shape.hpp"
 
 namespace eagle::cpu {
@@ -46,32 +45,6 @@ inline void inner_loop(const In* __restrict x, std::int64_t sx, const In* __rest
     const Out v = convert<Out>(f(C(x[0]), C(y[0])));
     for (std::int64_t i = 0; i < n; ++i) out[i] = v;
   }
-}
-
-// Note [Streaming stores]: when an op touches more bytes than the last-level cache holds, its
-// output cannot stay cached for the next op anyway, and plain stores cost a read of every
-// destination line first (read-for-ownership): 4 memory streams for a binary op instead of 3.
-// Such outputs are written with non-temporal stores, 16 bytes at a time, as glibc's
-// memcpy does above its threshold (BENCHMARKS case 2: add at 2^24 elements goes from ~70% to ~90%
-// of memcpy's bandwidth on the 2-core dev machine). Values are identical; only the way they reach
-// memory differs.
-//
-// The last-level cache one core can really use is capped at 8x its L2: virtual machines report
-// the whole host socket's L3 (320 MiB on the 2-core dev VM, where glibc therefore never streams),
-// and on a real chip a core gets a slice of a shared L3 anyway. On that VM an add of 2^20 floats
-// (12 MiB) runs at 28 GB/s with plain stores and 43 GB/s streamed.
-inline std::int64_t streaming_threshold_bytes() {
-  static const std::int64_t threshold = [] {
-    long l2 = 0, l3 = 0;
-#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
-    l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-    l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-    std::int64_t bytes = l3 > 0 ? std::int64_t{l3} : std::int64_t{32} << 20;
-    if (l2 > 0) bytes = std::min(bytes, 8 * std::int64_t{l2});
-    return bytes;
-  }();
-  return threshold;
 }
 
 #if defined(__SSE2__)
@@ -110,7 +83,8 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
                      const Shape& os, F f) {
   const std::int64_t n = os.num_elements();
   if (n == 0) return;
-  constexpr std::int64_t kItemBytes = (2 * sizeof(In) + sizeof(Out)) * functor_cost<F>::value;
+  constexpr std::int64_t kBytes = 2 * sizeof(In) + sizeof(Out);  // memory one item touches
+  constexpr std::int64_t kItemBytes = kBytes * functor_cost<F>::value;
   // Range starts 64 items apart: threads never write to the same cache line.
   constexpr std::int64_t kAlign = 64;
   // An input with the output's element count has its flat layout (broadcasting only added size-1
@@ -124,7 +98,8 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
   const std::int64_t step_x = flat_stride(xs), step_y = flat_stride(ys);
   if (step_x >= 0 && step_y >= 0) {
 #if defined(__SSE2__)
-    if (step_x == 1 && step_y == 1 && n * kItemBytes >= detail::streaming_threshold_bytes()) {
+    // Streamed when the working set would not stay cached (Note [Streaming stores]).
+    if (step_x == 1 && step_y == 1 && streaming_stores_pay_off(n * kBytes)) {
       return parallel_for(
           n, kItemBytes,
           [&](std::int64_t b, std::int64_t e) {
