@@ -436,21 +436,24 @@ TEMPLATE_TEST_CASE("argmax ties pick the first index", "[cpu][argmax]", float, d
   CHECK(run_argmax(same, Shape{2, 5}, 1) == std::vector<int64_t>{0, 0});
 }
 
-TEMPLATE_TEST_CASE("argmax treats NaN as largest, first NaN wins", "[cpu][argmax]", float, double,
+// Note [ArgMax and NaN]: NaN is passed over, as TensorFlow does; infinity is a value like any.
+TEMPLATE_TEST_CASE("argmax passes NaN over, infinity wins", "[cpu][argmax]", float, double,
                    float16, bfloat16) {
   const TestType nan = from_d<TestType>(std::nan(""));
   const TestType inf = from_d<TestType>(INFINITY);
   const std::vector<TestType> in = {from_d<TestType>(1), inf, nan, from_d<TestType>(7), nan};
-  CHECK(run_argmax(in, Shape{5}, 0) == std::vector<int64_t>{2});
+  CHECK(run_argmax(in, Shape{5}, 0) == std::vector<int64_t>{1});
   const std::vector<TestType> first = {nan, inf, nan};
-  CHECK(run_argmax(first, Shape{3}, 0) == std::vector<int64_t>{0});
+  CHECK(run_argmax(first, Shape{3}, 0) == std::vector<int64_t>{1});
+  const std::vector<TestType> all_nan = {nan, nan};
+  CHECK(run_argmax(all_nan, Shape{2}, 0) == std::vector<int64_t>{0});
   // Columns: [5, 2] with NaN at rows 3 and 4 of column 0 and none in column 1.
   std::vector<TestType> col(10, from_d<TestType>(0));
   col[2 * 2 + 1] = from_d<TestType>(9);
   col[3 * 2 + 0] = nan;
   col[4 * 2 + 0] = nan;
   col[1 * 2 + 0] = inf;
-  CHECK(run_argmax(col, Shape{5, 2}, 0) == std::vector<int64_t>{3, 2});
+  CHECK(run_argmax(col, Shape{5, 2}, 0) == std::vector<int64_t>{1, 2});
 }
 
 // ---------------------------------------------------------------------------------------------
