@@ -32,6 +32,9 @@ std::string not_allowed(const std::string& op, const std::string& dtype,
 }
 const std::string kFloating = "bfloat16, half, float, double";
 const std::string kNumeric = "bfloat16, half, float, double, int32, int64";
+// TensorFlow's `numbertypes` order (reductions, Relu, AddN) and Softmax's own.
+const std::string kNumberTypes = "float, double, int32, int64, bfloat16, half";
+const std::string kSoftmaxTypes = "half, bfloat16, float, double";
 
 std::string undefined_input(int index, const std::string& op) {
   return "input #" + std::to_string(index) + " is an undefined tensor [Op:" + op + "]";
@@ -145,7 +148,7 @@ TEST_CASE("ops whose definition does not allow the dtype: InvalidArgumentError",
   CHECK_ERROR(eagle::tanh(i64), eagle::InvalidArgumentError,
               not_allowed("Tanh", "int64", kFloating));
   CHECK_ERROR(eagle::softmax(i32), eagle::InvalidArgumentError,
-              not_allowed("Softmax", "int32", kFloating));
+              not_allowed("Softmax", "int32", kSoftmaxTypes));
   // bool has no arithmetic.
   CHECK_ERROR(eagle::negative(b), eagle::InvalidArgumentError,
               not_allowed("Neg", "bool", kNumeric));
@@ -153,7 +156,8 @@ TEST_CASE("ops whose definition does not allow the dtype: InvalidArgumentError",
   CHECK_ERROR(eagle::abs(b), eagle::InvalidArgumentError, not_allowed("Abs", "bool", kNumeric));
   CHECK_ERROR(eagle::square(b), eagle::InvalidArgumentError,
               not_allowed("Square", "bool", kNumeric));
-  CHECK_ERROR(eagle::relu(b), eagle::InvalidArgumentError, not_allowed("Relu", "bool", kNumeric));
+  CHECK_ERROR(eagle::relu(b), eagle::InvalidArgumentError,
+              not_allowed("Relu", "bool", kNumberTypes));
   CHECK_ERROR(eagle::add(b, b), eagle::InvalidArgumentError,
               not_allowed("AddV2", "bool", kNumeric));
   CHECK_ERROR(eagle::subtract(b, b), eagle::InvalidArgumentError,
@@ -171,19 +175,19 @@ TEST_CASE("ops whose definition does not allow the dtype: InvalidArgumentError",
   CHECK_ERROR(b > b, eagle::InvalidArgumentError, not_allowed("Greater", "bool", kNumeric));
   CHECK_ERROR(b >= b, eagle::InvalidArgumentError, not_allowed("GreaterEqual", "bool", kNumeric));
   CHECK_ERROR(eagle::reduce_sum(b), eagle::InvalidArgumentError,
-              not_allowed("Sum", "bool", kNumeric));
+              not_allowed("Sum", "bool", kNumberTypes));
   CHECK_ERROR(eagle::reduce_mean(b), eagle::InvalidArgumentError,
-              not_allowed("Mean", "bool", kNumeric));
+              not_allowed("Mean", "bool", kNumberTypes));
   CHECK_ERROR(eagle::reduce_max(b, 0), eagle::InvalidArgumentError,
-              not_allowed("Max", "bool", kNumeric));
+              not_allowed("Max", "bool", kNumberTypes));
   CHECK_ERROR(eagle::reduce_min(b), eagle::InvalidArgumentError,
-              not_allowed("Min", "bool", kNumeric));
+              not_allowed("Min", "bool", kNumberTypes));
   CHECK_ERROR(eagle::matmul(b2, b2), eagle::InvalidArgumentError,
               not_allowed("MatMul", "bool", kNumeric));
   CHECK_ERROR(eagle::matmul(eagle::reshape(b2, {1, 2, 2}), b2), eagle::InvalidArgumentError,
               not_allowed("BatchMatMulV2", "bool", kNumeric));
   CHECK_ERROR(eagle::add_n({b, b}), eagle::InvalidArgumentError,
-              not_allowed("AddN", "bool", kNumeric));
+              not_allowed("AddN", "bool", kNumberTypes));
   // Creation ops.
   CHECK_ERROR(eagle::range(0.0, 3.0, 1.0, DType::kBool), eagle::InvalidArgumentError,
               not_allowed("Range", "bool", kNumeric));

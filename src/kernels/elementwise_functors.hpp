@@ -102,7 +102,7 @@ struct TruncateDivFn {
     if constexpr (std::is_integral_v<C>) {
       return b == -1 ? wrap_neg(a) : a / b;
     } else {
-      return a / b;  // TensorFlow's TruncateDiv on floats is plain division
+      return math::trunc(a / b);
     }
   }
 };

@@ -1,5 +1,6 @@
 #include "runtime/dispatcher.hpp"
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -68,12 +69,35 @@ Device& resource_device(const OpCall& call) {
 
 // TensorFlow's text when an op's type attribute does not allow the dtype (exp on int32, add on
 // bool): an InvalidArgumentError, as the op definition rejects it before any kernel is looked up.
-[[noreturn]] void throw_dtype_not_allowed(const OpDef& def, DType dtype) {
-  constexpr DType kOrder[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
-                              DType::kInt32,    DType::kInt64,   DType::kBool};
+[[noreturn]] void throw_dtype_not_allowed(OpId op, const OpDef& def, DType dtype) {
+  // The list is in the order of the op's TensorFlow definition: most list their types, the
+  // reductions, Relu and AddN use TensorFlow's `numbertypes`, Softmax its own order.
+  constexpr DType kListed[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
+                               DType::kInt32,    DType::kInt64,   DType::kBool};
+  constexpr DType kNumberTypes[] = {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
+                                    DType::kBFloat16, DType::kFloat16, DType::kBool};
+  constexpr DType kSoftmax[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+                                DType::kInt32,   DType::kInt64,    DType::kBool};
+  const DType* order = kListed;
+  switch (op) {
+    case OpId::kSum:
+    case OpId::kMean:
+    case OpId::kMax:
+    case OpId::kMin:
+    case OpId::kRelu:
+    case OpId::kAddN:
+      order = kNumberTypes;
+      break;
+    case OpId::kSoftmax:
+      order = kSoftmax;
+      break;
+    default:
+      break;
+  }
   std::vector<std::string_view> allowed;
-  for (DType d : kOrder) {
-    if ((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(d)) allowed.push_back(dtype_runtime_name(d));
+  for (const DType* d = order; d != order + std::size(kListed); ++d) {
+    if ((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(*d))
+      allowed.push_back(dtype_runtime_name(*d));
   }
   throw InvalidArgumentError(
       fmt::format("Value for attr 'T' of {} is not in the list of allowed values: {} [Op:{}]",
@@ -104,7 +128,7 @@ void execute(const OpCall& call, Tensor* results) {
   }
   if (static_cast<int>(call.kernel_dtype) < kNumDTypes &&
       !((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(call.kernel_dtype))) {
-    throw_dtype_not_allowed(def, call.kernel_dtype);
+    throw_dtype_not_allowed(call.op, def, call.kernel_dtype);
   }
   Device& device = call.resource_inputs ? resource_device(call)
                                         : place(call.op, call.kernel_dtype, call.is_constant);

@@ -1,0 +1,269 @@
+// eagle against TensorFlow itself: every case of tests/fixtures/tf_ops.json (written by
+// tests/tools/gen_tf_fixture.py from tensorflow-cpu) is run on the CPU and, where the process
+// has one, on GPU:0, and must give TensorFlow's dtype, shape and values (signed zeros and NaN
+// included), or TensorFlow's error class and text.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "eagle/eagle.hpp"
+#include "json_reader.hpp"
+
+namespace {
+
+using eagle::DType;
+using eagle::Shape;
+using eagle::Tensor;
+using eagle_test::Json;
+
+DType dtype_named(const std::string& name) {
+  for (DType d : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool,
+                  DType::kFloat16, DType::kBFloat16}) {
+    if (eagle::dtype_name(d) == name) return d;
+  }
+  throw std::runtime_error("fixture dtype " + name);
+}
+
+double decode(const Json& v) {
+  if (v.is_bool()) return v.boolean() ? 1 : 0;
+  if (v.is_number()) return v.number();
+  const std::string& s = v.str();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  if (s == "-0.0") return -0.0;
+  throw std::runtime_error("fixture value " + s);
+}
+
+Shape shape_of(const Json& j) {
+  std::vector<std::int64_t> dims;
+  for (const Json& d : j.array()) dims.push_back(d.integer());
+  return Shape(dims);
+}
+
+Tensor make_tensor(const Json& j) {
+  const DType dtype = dtype_named(j["dtype"].str());
+  const Shape shape = shape_of(j["shape"]);
+  const auto& values = j["values"].array();
+  return eagle::visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<std::uint8_t> bytes(values.size() * sizeof(T));
+    T* data = reinterpret_cast<T*>(bytes.data());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) {
+        data[i] = values[i].boolean();
+      } else if constexpr (std::is_integral_v<T>) {
+        data[i] = static_cast<T>(values[i].integer());
+      } else if constexpr (std::is_floating_point_v<T>) {
+        data[i] = static_cast<T>(decode(values[i]));
+      } else {
+        data[i] = T(static_cast<float>(decode(values[i])));
+      }
+    }
+    return eagle::constant_from_buffer(data, static_cast<std::int64_t>(values.size()), dtype,
+                                       shape);
+  });
+}
+
+std::vector<int> ints(const Json& j) {
+  std::vector<int> out;
+  for (const Json& v : j.array()) out.push_back(static_cast<int>(v.integer()));
+  return out;
+}
+
+using Inputs = std::vector<Tensor>;
+using OpFn = std::function<Tensor(const Inputs&, const Json&)>;
+
+// The eagle function each fixture "op" names.
+const std::map<std::string, OpFn>& ops() {
+  using Unary = Tensor (*)(const Tensor&);
+  using Binary = Tensor (*)(const Tensor&, const Tensor&);
+  static const std::map<std::string, OpFn> table = [] {
+    std::map<std::string, OpFn> t;
+    const std::map<std::string, Unary> unary = {{"negative", eagle::negative},
+                                                {"abs", eagle::abs},
+                                                {"relu", eagle::relu},
+                                                {"sign", eagle::sign},
+                                                {"floor", eagle::floor},
+                                                {"ceil", eagle::ceil},
+                                                {"round", eagle::round},
+                                                {"square", eagle::square},
+                                                {"reciprocal", eagle::reciprocal},
+                                                {"is_nan", eagle::is_nan},
+                                                {"is_inf", eagle::is_inf},
+                                                {"is_finite", eagle::is_finite},
+                                                {"exp", eagle::exp},
+                                                {"log", eagle::log},
+                                                {"log1p", eagle::log1p},
+                                                {"sqrt", eagle::sqrt},
+                                                {"rsqrt", eagle::rsqrt},
+                                                {"erf", eagle::erf},
+                                                {"sin", eagle::sin},
+                                                {"cos", eagle::cos},
+                                                {"tanh", eagle::tanh},
+                                                {"sigmoid", eagle::sigmoid},
+                                                {"logical_not", eagle::logical_not},
+                                                {"softmax", eagle::softmax}};
+    for (const auto& [name, fn] : unary) {
+      t[name] = [fn = fn](const Inputs& in, const Json&) { return fn(in.at(0)); };
+    }
+    const std::map<std::string, Binary> binary = {
+        {"floordiv", eagle::floordiv},
+        {"floormod", eagle::floormod},
+        {"truncatediv", eagle::truncatediv},
+        {"truncatemod", eagle::truncatemod},
+        {"squared_difference", eagle::squared_difference},
+        {"logical_and", eagle::logical_and},
+        {"logical_or", eagle::logical_or},
+        {"maximum", eagle::maximum},
+        {"minimum", eagle::minimum},
+        {"pow", eagle::pow},
+        {"add", eagle::add},
+        {"equal", eagle::equal},
+        {"matmul", [](const Tensor& a, const Tensor& b) { return eagle::matmul(a, b); }},
+        {"operator==", [](const Tensor& a, const Tensor& b) { return a == b; }},
+        {"operator!=", [](const Tensor& a, const Tensor& b) { return a != b; }}};
+    for (const auto& [name, fn] : binary) {
+      t[name] = [fn = fn](const Inputs& in, const Json&) { return fn(in.at(0), in.at(1)); };
+    }
+    t["argmax"] = [](const Inputs& in, const Json& a) {
+      return eagle::argmax(in.at(0), static_cast<int>(a["axis"].integer()));
+    };
+    t["argmin"] = [](const Inputs& in, const Json& a) {
+      return eagle::argmin(in.at(0), static_cast<int>(a["axis"].integer()));
+    };
+    t["cast"] = [](const Inputs& in, const Json& a) {
+      return eagle::cast(in.at(0), dtype_named(a["dtype"].str()));
+    };
+    t["transpose"] = [](const Inputs& in, const Json& a) {
+      return eagle::transpose(in.at(0), ints(a["perm"]));
+    };
+    t["reshape"] = [](const Inputs& in, const Json& a) {
+      std::vector<std::int64_t> dims;
+      for (const Json& d : a["shape"].array()) dims.push_back(d.integer());
+      return eagle::reshape(in.at(0), dims);
+    };
+    t["squeeze"] = [](const Inputs& in, const Json& a) {
+      return eagle::squeeze(in.at(0), ints(a["axes"]));
+    };
+    t["expand_dims"] = [](const Inputs& in, const Json& a) {
+      return eagle::expand_dims(in.at(0), static_cast<int>(a["axis"].integer()));
+    };
+    t["concat"] = [](const Inputs& in, const Json& a) {
+      return eagle::concat(in, static_cast<int>(a["axis"].integer()));
+    };
+    t["reduce_sum"] = [](const Inputs& in, const Json&) { return eagle::reduce_sum(in.at(0)); };
+    t["reduce_max"] = [](const Inputs& in, const Json&) { return eagle::reduce_max(in.at(0)); };
+    t["add_n"] = [](const Inputs& in, const Json&) { return eagle::add_n(in); };
+    return t;
+  }();
+  return table;
+}
+
+// "InvalidArgumentError" -> "INVALID_ARGUMENT", as error_code_name spells it.
+std::string code_spelling(const std::string& error_class) {
+  std::string out;
+  const std::string name = error_class.substr(0, error_class.size() - std::string("Error").size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (i > 0 && std::isupper(static_cast<unsigned char>(name[i]))) out.push_back('_');
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(name[i]))));
+  }
+  return out;
+}
+
+void check_values(const Tensor& got, const Json& expected, double tolerance) {
+  CHECK(eagle::dtype_name(got.dtype()) == expected["dtype"].str());
+  REQUIRE(got.shape() == shape_of(expected["shape"]));
+  const auto& values = expected["values"].array();
+  eagle::visit_dtype(got.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<T> v = got.to_vector<T>();
+    REQUIRE(v.size() == values.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      INFO("element " << i);
+      if constexpr (std::is_same_v<T, bool>) {
+        CHECK(v[i] == values[i].boolean());
+      } else if constexpr (std::is_integral_v<T>) {
+        CHECK(static_cast<long long>(v[i]) == values[i].integer());
+      } else {
+        double g;
+        if constexpr (std::is_floating_point_v<T>) {
+          g = static_cast<double>(v[i]);
+        } else {  // float16, bfloat16
+          g = static_cast<double>(static_cast<float>(v[i]));
+        }
+        const double want = decode(values[i]);
+        if (std::isnan(want)) {
+          CHECK(std::isnan(g));
+        } else if (tolerance == 0 || std::isinf(want)) {
+          CHECK(g == want);
+          CHECK(std::signbit(g) == std::signbit(want));  // -0.0 is not +0.0 here
+        } else {
+          CHECK(std::abs(g - want) <= tolerance * std::max(std::abs(want), 1e-30));
+        }
+      }
+    }
+    return 0;
+  });
+}
+
+void run_case(const Json& c) {
+  INFO(c["name"].str());
+  const auto it = ops().find(c["op"].str());
+  REQUIRE(it != ops().end());
+  Inputs inputs;
+  for (const Json& j : c["inputs"].array()) inputs.push_back(make_tensor(j));
+  if (c.has("error")) {
+    try {
+      (void)it->second(inputs, c["attrs"]);
+      FAIL("TensorFlow raised " << c["error"]["type"].str() << ", eagle did not");
+    } catch (const eagle::Error& e) {
+      CHECK(std::string(eagle::error_code_name(e.code())) ==
+            code_spelling(c["error"]["type"].str()));
+      CHECK(std::string(e.what()) == c["error"]["message"].str());
+    }
+  } else {
+    check_values(it->second(inputs, c["attrs"]), c["result"], c["tolerance"].number());
+  }
+}
+
+const Json& fixture() {
+  static const Json json = Json::parse_file(EAGLE_FIXTURE_DIR "/tf_ops.json");
+  return json;
+}
+
+}  // namespace
+
+TEST_CASE("the fixture was written by TensorFlow and covers the issue's cases") {
+  CHECK(fixture()["generator"].str() == "tests/tools/gen_tf_fixture.py");
+  CHECK(fixture()["tensorflow"].str() == "2.21.0");
+  CHECK(fixture()["cases"].array().size() >= 140u);
+}
+
+TEST_CASE("eagle gives TensorFlow's values and errors on the CPU") {
+  auto scope = eagle::device("/CPU:0");
+  for (const Json& c : fixture()["cases"].array()) run_case(c);
+}
+
+TEST_CASE("eagle gives TensorFlow's values and errors on GPU:0") {
+  REQUIRE_FALSE(eagle::config::list_logical_devices("GPU").empty());
+  auto scope = eagle::device("/GPU:0");  // soft placement: ops without a GPU kernel run on the CPU
+  for (const Json& c : fixture()["cases"].array()) run_case(c);
+}
+
+TEST_CASE("the JSON reader reads what the generator writes, and refuses what it cannot") {
+  const Json j = Json::parse(R"({"a": [1, -2.5e3, "x\"y", true, null], "b": {}})");
+  CHECK(j["a"].array().size() == 5u);
+  CHECK(j["a"].array()[1].number() == -2500);
+  CHECK(j["a"].array()[2].str() == "x\"y");
+  CHECK(j["a"].array()[4].is_null());
+  CHECK(Json::parse("-9223372036854775808").integer() == std::numeric_limits<long long>::min());
+  CHECK_THROWS_AS(Json::parse("[1, 2"), std::runtime_error);
+  CHECK_THROWS_AS(Json::parse("{\"a\" 1}"), std::runtime_error);
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Writes tests/fixtures/tf_ops.json: what TensorFlow itself computes (or raises) for the cases of
+issue 15 §6, so tests/tf_fixture_test.cpp holds eagle to TensorFlow without CI needing it.
+
+Each case names an eagle function ("op"), its inputs, its attributes, and either TensorFlow's
+result or TensorFlow's error (class and message). Messages are normalised the way eagle writes
+them: TensorFlow's "{{function_node ...}}" decoration, its NodeDef dump and the trailing
+" name: " are dropped, and lists of allowed dtypes keep only the dtypes eagle has.
+Float values that JSON cannot hold, and -0.0, are strings: "nan", "inf", "-inf", "-0.0".
+
+Usage (tensorflow-cpu from bench/requirements-cpu.txt, e.g. in bench/compare's .venv):
+    .venv/bin/python tests/tools/gen_tf_fixture.py > tests/fixtures/tf_ops.json
+"""
+import json
+import math
+import os
+import re
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+NAN, INF = float("nan"), float("inf")
+EAGLE_DTYPES = ["bfloat16", "half", "float", "double", "int32", "int64", "bool"]
+
+
+def encode_value(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0 and math.copysign(1, v) < 0:
+        return "-0.0"
+    return v
+
+
+def encode(t):
+    a = np.asarray(t)
+    return {"dtype": tf.as_dtype(t.dtype).name, "shape": list(a.shape),
+            "values": [encode_value(v) for v in a.reshape(-1).tolist()]}
+
+
+def normalise_message(text):
+    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
+    text = re.sub(r"\s*; NodeDef:.*?(?= \[Op:)", "", text, flags=re.S)
+    text = re.sub(r"\s*name:\s*[\w/]*$", "", text.strip())
+
+    def keep_ours(match):
+        kept = [d for d in match.group(1).split(", ") if d in EAGLE_DTYPES]
+        return "allowed values: " + ", ".join(kept)
+    return re.sub(r"allowed values: ((?:\w+, )*\w+)", keep_ours, text)
+
+
+CASES = []
+
+
+# Where eagle deliberately differs from TensorFlow: the case name and eagle's error instead.
+EAGLE_DIFFERS = {
+    # TensorFlow 2.21 reports its own bug here ("Unexpected error in binary operator").
+    "truncatediv int32 by zero": ("InvalidArgumentError", "Integer division by zero [Op:TruncateDiv]"),
+    "truncatemod int32 by zero": ("InvalidArgumentError", "Integer division by zero [Op:TruncateMod]"),
+}
+
+
+def case(name, op, inputs, run, attrs=None, tolerance=0.0):
+    tensors = [tf.constant(v, dtype=d) for v, d in inputs]
+    entry = {"name": name, "op": op, "inputs": [encode(t) for t in tensors],
+             "attrs": attrs or {}, "tolerance": tolerance}
+    try:
+        result = run(*tensors)
+        entry["result"] = encode(result)
+    except tf.errors.OpError as e:
+        entry["error"] = {"type": type(e).__name__, "message": normalise_message(e.message)}
+    if name in EAGLE_DIFFERS:
+        entry["tensorflow_error"] = entry.pop("error")
+        kind, message = EAGLE_DIFFERS[name]
+        entry["error"] = {"type": kind, "message": message}
+    CASES.append(entry)
+
+
+SPECIALS = [-2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 3.7, -3.7, NAN, INF, -INF]
+POSITIVE = [1e-6, 0.001, 0.25, 0.5, 1.0, 2.0, 10.0, 123.456]
+WIDE = [-20.0, -3.0, -1.0, -0.25, -0.0, 0.0, 0.3, 1.0, 2.5, 7.0, 20.0]
+
+# Unary ops that round or compare: exact, signed zeros included.
+EXACT_UNARY = {"negative": tf.negative, "abs": tf.abs, "relu": tf.nn.relu, "sign": tf.sign,
+               "floor": tf.floor, "ceil": tf.math.ceil, "round": tf.round, "square": tf.square,
+               "is_nan": tf.math.is_nan,
+               "is_inf": tf.math.is_inf, "is_finite": tf.math.is_finite}
+for name, fn in EXACT_UNARY.items():
+    for dtype in ["float32", "float64"]:
+        case(f"{name} {dtype} specials", name, [(SPECIALS, dtype)], fn)
+# Transcendental ops: TensorFlow's Eigen kernels and eagle's libm calls may differ by an ulp or two.
+TRANSCENDENTAL = {"exp": (tf.exp, WIDE), "log": (tf.math.log, POSITIVE),
+                  "log1p": (tf.math.log1p, POSITIVE + [-0.5, -0.0]), "sqrt": (tf.sqrt, POSITIVE),
+                  "rsqrt": (tf.math.rsqrt, POSITIVE), "erf": (tf.math.erf, WIDE),
+                  "sin": (tf.sin, WIDE), "cos": (tf.cos, WIDE), "tanh": (tf.tanh, WIDE),
+                  "sigmoid": (tf.sigmoid, WIDE),
+                  # Eigen's float32 reciprocal is an estimate refined once: an ulp from 1/x.
+                  "reciprocal": (tf.math.reciprocal, SPECIALS)}
+for name, (fn, values) in TRANSCENDENTAL.items():
+    case(f"{name} float32", name, [(values, "float32")], fn, tolerance=4e-7)
+    case(f"{name} float64", name, [(values, "float64")], fn, tolerance=1e-15)
+INT32_EDGES = [-2**31, -7, -1, 0, 1, 7, 2**31 - 1]
+for name in ["negative", "abs", "sign", "round", "square"]:
+    case(f"{name} int32 edges", name, [(INT32_EDGES, "int32")], EXACT_UNARY[name])
+case("logical_not", "logical_not", [([True, False], "bool")], tf.logical_not)
+
+# Binary ops.
+A_INT = [-7, 7, -7, 7, 0, -8, 9, -2**31, 2**31 - 1]
+B_INT = [2, -2, -2, 2, 3, 3, -4, -1, -1]
+A_F = [-7.0, 7.0, -7.0, 7.0, -0.0, -7.5, 5.0, 1.0, -1.0, NAN]
+B_F = [2.0, -2.0, -2.0, 2.0, 3.0, 2.0, 0.0, INF, 0.0, 1.0]
+BINARY = {"floordiv": tf.math.floordiv, "floormod": tf.math.floormod,
+          "truncatediv": tf.truncatediv, "truncatemod": tf.truncatemod}
+for name, fn in BINARY.items():
+    case(f"{name} int32", name, [(A_INT, "int32"), (B_INT, "int32")], fn)
+    case(f"{name} int64", name, [(A_INT, "int64"), (B_INT, "int64")], fn)
+    case(f"{name} float32", name, [(A_F, "float32"), (B_F, "float32")], fn)
+    case(f"{name} int32 by zero", name, [([1, 2], "int32"), ([1, 0], "int32")], fn)
+case("squared_difference float32", "squared_difference",
+     [([1.5, -2.0, NAN, INF], "float32"), ([0.5, 3.0, 1.0, 1.0], "float32")],
+     tf.math.squared_difference)
+case("squared_difference int32", "squared_difference",
+     [([3, -4, 2**16], "int32"), ([1, 4, 0], "int32")], tf.math.squared_difference)
+case("logical_and", "logical_and", [([True, True, False, False], "bool"),
+                                     ([True, False, True, False], "bool")], tf.logical_and)
+case("logical_or", "logical_or", [([True, True, False, False], "bool"),
+                                   ([True, False, True, False], "bool")], tf.logical_or)
+# Signed zeros through maximum and minimum (8 elements: TensorFlow's vectorised path).
+for name, fn in {"maximum": tf.maximum, "minimum": tf.minimum}.items():
+    case(f"{name} +0 -0", name, [([0.0] * 8, "float32"), ([-0.0] * 8, "float32")], fn)
+    case(f"{name} -0 +0", name, [([-0.0] * 8, "float32"), ([0.0] * 8, "float32")], fn)
+    case(f"{name} NaN", name, [([NAN, 1.0, 2.0, NAN] * 2, "float32"),
+                               ([1.0, NAN, 1.0, NAN] * 2, "float32")], fn)
+case("pow int32", "pow", [([2, -2, 3, 0], "int32"), ([3, 3, 0, 0], "int32")], tf.pow)
+
+# argmax / argmin and NaN.
+for name, fn in {"argmax": tf.argmax, "argmin": tf.argmin}.items():
+    for values in ([1.0, NAN, 3.0, NAN], [NAN, 5.0], [5.0, NAN], [NAN, NAN], [-INF, NAN],
+                   [NAN, -INF, 4.0], [2.0, 7.0, 7.0, -1.0, -1.0]):
+        case(f"{name} {values}", name, [(values, "float32")], lambda x, fn=fn: fn(x, axis=0),
+             attrs={"axis": 0})
+    case(f"{name} rows", name, [([[1.0, NAN, 3.0], [NAN, 2.0, -5.0]], "float32")],
+         lambda x, fn=fn: fn(x, axis=1), attrs={"axis": 1})
+    case(f"{name} columns", name, [([[1.0, NAN, 3.0], [NAN, 2.0, -5.0]], "float32")],
+         lambda x, fn=fn: fn(x, axis=0), attrs={"axis": 0})
+    case(f"{name} bool", name, [([False, True, True], "bool")], lambda x, fn=fn: fn(x, axis=0),
+         attrs={"axis": 0})
+    case(f"{name} int32 ties", name, [([3, 1, 3, 1], "int32")], lambda x, fn=fn: fn(x, axis=0),
+         attrs={"axis": 0})
+case("argmax axis out of range", "argmax", [([[1.0]], "float32")],
+     lambda x: tf.argmax(x, axis=5), attrs={"axis": 5})
+case("argmax of a scalar", "argmax", [(1.0, "float32")], lambda x: tf.argmax(x, axis=0),
+     attrs={"axis": 0})
+
+# Casts of NaN, infinities and values out of range.
+CAST_IN = [NAN, INF, -INF, 3e10, -3e10, 2.7, -2.7, 2147483520.0, -0.0]
+for dtype in ["int32", "int64", "bool"]:
+    case(f"cast float32 to {dtype}", "cast", [(CAST_IN, "float32")],
+         lambda x, d=dtype: tf.cast(x, d), attrs={"dtype": dtype})
+    case(f"cast float64 to {dtype}", "cast", [([NAN, 1e300, -1e19, 9.2e18, -2.5], "float64")],
+         lambda x, d=dtype: tf.cast(x, d), attrs={"dtype": dtype})
+
+# Shape ops.
+X23 = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+for perm in ([-1, 0], [-1, -2], [0, 0], [0], [0, 2], [-3, 0], [1, 0, 2]):
+    case(f"transpose {perm}", "transpose", [(X23, "float32")],
+         lambda x, p=perm: tf.transpose(x, p), attrs={"perm": perm})
+for source, target in (([0, 3], [0, -1]), ([0, 3], [-1, 0]), ([2, 0], [-1]), ([0], [-1, 5]),
+                       ([2, 3], [4, -1]), ([2, 3], [-1, -1])):
+    case(f"reshape {source} to {target}", "reshape", [(np.zeros(source), "float32")],
+         lambda x, t=target: tf.reshape(x, t), attrs={"shape": target})
+case("squeeze axis out of range", "squeeze", [([[1.0, 2.0]], "float32")],
+     lambda x: tf.squeeze(x, [2]), attrs={"axes": [2]})
+case("squeeze a dimension that is not 1", "squeeze", [([[1.0, 2.0]], "float32")],
+     lambda x: tf.squeeze(x, [1]), attrs={"axes": [1]})
+case("expand_dims out of range", "expand_dims", [([1.0], "float32")],
+     lambda x: tf.expand_dims(x, 3), attrs={"axis": 3})
+case("concat axis out of range", "concat", [([1.0], "float32"), ([2.0], "float32")],
+     lambda x, y: tf.concat([x, y], -2), attrs={"axis": -2})
+case("concat ranks differ", "concat", [([1.0], "float32"), ([[1.0]], "float32")],
+     lambda x, y: tf.concat([x, y], 0), attrs={"axis": 0})
+case("matmul rank 1", "matmul", [([1.0], "float32"), ([[1.0]], "float32")], tf.matmul)
+case("matmul sizes", "matmul", [([[1.0, 2.0]], "float32"), ([[1.0, 2.0]], "float32")], tf.matmul)
+
+# A dtype the op does not allow.
+case("exp of int32", "exp", [([1, 2], "int32")], tf.exp)
+case("floor of int32", "floor", [([1, 2], "int32")], tf.floor)
+case("add of bool", "add", [([True], "bool"), ([False], "bool")], tf.add)
+case("reduce_sum of bool", "reduce_sum", [([True], "bool")], tf.reduce_sum)
+case("reduce_max of bool", "reduce_max", [([True], "bool")], tf.reduce_max)
+case("negative of bool", "negative", [([True], "bool")], tf.negative)
+case("relu of bool", "relu", [([True], "bool")], tf.nn.relu)
+case("softmax of int32", "softmax", [([1, 2], "int32")], tf.nn.softmax)
+case("add_n of bool", "add_n", [([True], "bool"), ([True], "bool")], lambda x, y: tf.add_n([x, y]))
+case("matmul of bool", "matmul", [([[True]], "bool"), ([[True]], "bool")], tf.matmul)
+case("sqrt of int64", "sqrt", [([4], "int64")], tf.sqrt)
+
+# Python's == and != on shapes that do not broadcast; tf.equal raises.
+case("operator== shapes that do not broadcast", "operator==",
+     [([1, 2, 3], "int32"), ([1, 2], "int32")], lambda x, y: x == y)
+case("operator!= shapes that do not broadcast", "operator!=",
+     [([1, 2, 3], "int32"), ([1, 2], "int32")], lambda x, y: x != y)
+case("equal shapes that do not broadcast", "equal",
+     [([1, 2, 3], "int32"), ([1, 2], "int32")], tf.equal)
+
+json.dump({"generator": "tests/tools/gen_tf_fixture.py", "tensorflow": tf.__version__,
+           "cases": CASES}, sys.stdout, indent=1)
+sys.stdout.write("\n")
