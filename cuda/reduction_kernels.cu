@@ -76,6 +76,29 @@ struct MinOp {
   __device__ static Acc combine(Acc a, Acc b) { return nan_min(a, b); }
 };
 
+// Products wrap for integers (through the unsigned twin), as on the CPU.
+template <class C>
+struct ProdOp {
+  using Acc = sum_acc_t<C>;
+  static constexpr bool kMean = false;
+  __device__ static Acc identity() { return Acc(1); }
+  __device__ static Acc combine(Acc a, Acc b) { return a * b; }
+};
+template <class C>
+struct AnyOp {
+  using Acc = bool;
+  static constexpr bool kMean = false;
+  __device__ static Acc identity() { return false; }
+  __device__ static Acc combine(Acc a, Acc b) { return a || b; }
+};
+template <class C>
+struct AllOp {
+  using Acc = bool;
+  static constexpr bool kMean = false;
+  __device__ static Acc identity() { return true; }
+  __device__ static Acc combine(Acc a, Acc b) { return a && b; }
+};
+
 // An input element (storage type, or an accumulator of a partial pass) as an accumulator.
 template <class Op, class In>
 __device__ __forceinline__ typename Op::Acc to_acc(In v) {
@@ -460,6 +483,9 @@ struct Arg {
 void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kSum, DeviceType::kGPU, Reduce<SumOp>::Kernel>(table);
   kernels::register_op<OpId::kMean, DeviceType::kGPU, Reduce<MeanOp>::Kernel>(table);
+  kernels::register_op<OpId::kProd, DeviceType::kGPU, Reduce<ProdOp>::Kernel>(table);
+  kernels::register_op<OpId::kAny, DeviceType::kGPU, Reduce<AnyOp>::Kernel>(table);
+  kernels::register_op<OpId::kAll, DeviceType::kGPU, Reduce<AllOp>::Kernel>(table);
   kernels::register_op<OpId::kMax, DeviceType::kGPU, Reduce<MaxOp>::Kernel>(table);
   kernels::register_op<OpId::kMin, DeviceType::kGPU, Reduce<MinOp>::Kernel>(table);
   kernels::register_op<OpId::kArgMax, DeviceType::kGPU, Arg<true>::Kernel>(table);

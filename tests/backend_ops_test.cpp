@@ -453,7 +453,8 @@ const std::vector<OpId> kUnaryOps = {
     OpId::kCeil,   OpId::kRound,    OpId::kSign,      OpId::kRsqrt, OpId::kReciprocal,
     OpId::kLog1p,  OpId::kErf,      OpId::kSin,       OpId::kCos,   OpId::kIsNan,
     OpId::kIsInf,  OpId::kIsFinite, OpId::kLogicalNot};
-const std::vector<OpId> kReduceOps = {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin};
+const std::vector<OpId> kReduceOps = {OpId::kSum,  OpId::kMean, OpId::kMax, OpId::kMin,
+                                      OpId::kProd, OpId::kAny,  OpId::kAll};
 const std::vector<OpId> kArgMaxOps = {OpId::kArgMax, OpId::kArgMin};
 const std::vector<OpId> kMatMulOps = {OpId::kMatMul, OpId::kBatchMatMulV2};
 const std::vector<OpId> kAddNOps = {OpId::kAddN};
@@ -573,6 +574,12 @@ Tensor apply_reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
       return eagle::reduce_max(x, axes, keepdims);
     case OpId::kMin:
       return eagle::reduce_min(x, axes, keepdims);
+    case OpId::kProd:
+      return eagle::reduce_prod(x, axes, keepdims);
+    case OpId::kAny:
+      return eagle::reduce_any(x, axes, keepdims);
+    case OpId::kAll:
+      return eagle::reduce_all(x, axes, keepdims);
     default:
       break;
   }

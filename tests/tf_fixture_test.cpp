@@ -158,8 +158,20 @@ const std::map<std::string, OpFn>& ops() {
     t["concat"] = [](const Inputs& in, const Json& a) {
       return eagle::concat(in, static_cast<int>(a["axis"].integer()));
     };
-    t["reduce_sum"] = [](const Inputs& in, const Json&) { return eagle::reduce_sum(in.at(0)); };
-    t["reduce_max"] = [](const Inputs& in, const Json&) { return eagle::reduce_max(in.at(0)); };
+    using Reduction = Tensor (*)(const Tensor&, const eagle::Axes&, bool);
+    const std::map<std::string, Reduction> reductions = {
+        {"reduce_sum", eagle::reduce_sum},   {"reduce_max", eagle::reduce_max},
+        {"reduce_prod", eagle::reduce_prod}, {"reduce_any", eagle::reduce_any},
+        {"reduce_all", eagle::reduce_all},   {"reduce_variance", eagle::reduce_variance},
+        {"reduce_std", eagle::reduce_std},   {"reduce_logsumexp", eagle::reduce_logsumexp}};
+    for (const auto& [name, fn] : reductions) {
+      t[name] = [fn = fn](const Inputs& in, const Json& a) {
+        const eagle::Axes axes =
+            a.has("axis") ? eagle::Axes(static_cast<int>(a["axis"].integer())) : eagle::Axes();
+        const bool keepdims = a.has("keepdims") && a["keepdims"].boolean();
+        return fn(in.at(0), axes, keepdims);
+      };
+    }
     t["add_n"] = [](const Inputs& in, const Json&) { return eagle::add_n(in); };
     return t;
   }();

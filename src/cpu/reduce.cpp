@@ -116,6 +116,34 @@ struct MinOp {
   static C merge(C a, C b) { return step(a, b); }
 };
 
+// Products: integers wrap through their unsigned twins, floats multiply in their compute type.
+template <class C>
+struct ProdOp {
+  using Acc = typename SumTypes<C>::acc;  // unsigned twins for integers, C otherwise
+  using Wide = Acc;
+  static constexpr bool kChunked = false;
+  static Acc identity() { return Acc(1); }
+  static Wide wide_identity() { return Wide(1); }
+  static Acc step(Acc a, C x) { return a * static_cast<Acc>(x); }
+  static Acc combine(Acc a, Acc b) { return a * b; }
+  static Wide widen(Wide w, Acc a) { return w * a; }
+  static Wide merge(Wide a, Wide b) { return a * b; }
+};
+
+// Any / All over bool.
+template <bool kAll>
+struct LogicalOp {
+  using Acc = bool;
+  using Wide = bool;
+  static constexpr bool kChunked = false;
+  static bool identity() { return kAll; }
+  static bool wide_identity() { return kAll; }
+  static bool step(bool a, bool x) { return kAll ? (a & x) : (a | x); }
+  static bool combine(bool a, bool b) { return step(a, b); }
+  static bool widen(bool a, bool b) { return step(a, b); }
+  static bool merge(bool a, bool b) { return step(a, b); }
+};
+
 // Converts a finished accumulator of `count` elements into the output value.
 template <class T, class Wide>
 inline T finalize(ReduceKind kind, Wide w, int64_t count) {
@@ -291,17 +319,31 @@ void reduce_3d(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t i
 template <class T>
 void dispatch_3d(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t inner, T* out) {
   using C = compute_t<T>;
-  switch (kind) {
-    case ReduceKind::kSum:
-    case ReduceKind::kMean:
-      reduce_3d<SumOp<C>>(kind, in, outer, r, inner, out);
-      break;
-    case ReduceKind::kMax:
-      reduce_3d<MaxOp<C>>(kind, in, outer, r, inner, out);
-      break;
-    case ReduceKind::kMin:
-      reduce_3d<MinOp<C>>(kind, in, outer, r, inner, out);
-      break;
+  if constexpr (std::is_same_v<T, bool>) {  // Any and All are the only bool reductions
+    if (kind == ReduceKind::kAll) {
+      reduce_3d<LogicalOp<true>>(kind, in, outer, r, inner, out);
+    } else {
+      reduce_3d<LogicalOp<false>>(kind, in, outer, r, inner, out);
+    }
+  } else {
+    switch (kind) {
+      case ReduceKind::kSum:
+      case ReduceKind::kMean:
+        reduce_3d<SumOp<C>>(kind, in, outer, r, inner, out);
+        break;
+      case ReduceKind::kProd:
+        reduce_3d<ProdOp<C>>(kind, in, outer, r, inner, out);
+        break;
+      case ReduceKind::kMax:
+        reduce_3d<MaxOp<C>>(kind, in, outer, r, inner, out);
+        break;
+      case ReduceKind::kMin:
+        reduce_3d<MinOp<C>>(kind, in, outer, r, inner, out);
+        break;
+      case ReduceKind::kAny:
+      case ReduceKind::kAll:
+        break;  // bool only
+    }
   }
 }
 
@@ -309,17 +351,25 @@ void dispatch_3d(ReduceKind kind, const T* in, int64_t outer, int64_t r, int64_t
 template <class T>
 T empty_value(ReduceKind kind) {
   using C = compute_t<T>;
-  switch (kind) {
-    case ReduceKind::kSum:
-      return T(C(0));
-    case ReduceKind::kMean:
-      return finalize<T>(kind, C(0), 0);
-    case ReduceKind::kMax:
-      return T(MaxOp<C>::identity());
-    case ReduceKind::kMin:
-      break;
+  if constexpr (std::is_same_v<T, bool>) {
+    return kind == ReduceKind::kAll;  // all of nothing is true, any of nothing false
+  } else {
+    switch (kind) {
+      case ReduceKind::kSum:
+        return T(C(0));
+      case ReduceKind::kProd:
+        return T(C(1));
+      case ReduceKind::kMean:
+        return finalize<T>(kind, C(0), 0);
+      case ReduceKind::kMax:
+        return T(MaxOp<C>::identity());
+      case ReduceKind::kMin:
+      case ReduceKind::kAny:
+      case ReduceKind::kAll:
+        break;
+    }
+    return T(MinOp<C>::identity());
   }
-  return T(MinOp<C>::identity());
 }
 
 // Note [ArgMax and NaN]: TensorFlow's ArgMax starts from (index 0, the lowest value of T) and
@@ -571,6 +621,7 @@ EAGLE_INSTANTIATE_REDUCE(std::int64_t)
 EAGLE_INSTANTIATE_REDUCE(float16)
 EAGLE_INSTANTIATE_REDUCE(bfloat16)
 
+template void reduce<bool>(ReduceKind, const bool*, const Shape&, const std::vector<int>&, bool*);
 template void argmax<bool>(const bool*, const Shape&, int, std::int64_t*);
 template void argmin<bool>(const bool*, const Shape&, int, std::int64_t*);
 

@@ -9,14 +9,15 @@
 
 namespace eagle::cpu {
 
-enum class ReduceKind { kSum, kMean, kMax, kMin };
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kAny, kAll };
 
 // Reduces `in` (row-major, shape in_shape) over `axes` (sorted, unique, in [0, rank)) into
 // `out`, which holds the product of the kept dimensions in row-major order.
 // Sums of float16/bfloat16 accumulate in float32, of float32 in float32 with several partial
 // sums; integer sums wrap (two's complement). Mean of an empty set: NaN for floats, 0 for
 // integers. Max/min of an empty set: the lowest/highest value of T (-inf/inf for floats).
-// Max/min propagate NaN. T: float, double, int32_t, int64_t, float16, bfloat16.
+// Max/min propagate NaN. Products wrap for integers; the product of nothing is 1. T: float,
+// double, int32_t, int64_t, float16, bfloat16; and bool for kAny / kAll (of nothing: false / true).
 template <class T>
 void reduce(ReduceKind kind, const T* in, const Shape& in_shape, const std::vector<int>& axes,
             T* out);

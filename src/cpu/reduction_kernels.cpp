@@ -1,4 +1,5 @@
-// Kernel-table entries for Sum, Mean, Max, Min, ArgMax and ArgMin (the loops are in reduce.cpp).
+// Kernel-table entries for Sum, Mean, Max, Min, Prod, Any, All, ArgMax and ArgMin (the loops are in
+// reduce.cpp).
 #include "cpu/reduce.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
@@ -52,6 +53,9 @@ void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kMean, DeviceType::kCPU, Reduce<ReduceKind::kMean>::Kernel>(table);
   kernels::register_op<OpId::kMax, DeviceType::kCPU, Reduce<ReduceKind::kMax>::Kernel>(table);
   kernels::register_op<OpId::kMin, DeviceType::kCPU, Reduce<ReduceKind::kMin>::Kernel>(table);
+  kernels::register_op<OpId::kProd, DeviceType::kCPU, Reduce<ReduceKind::kProd>::Kernel>(table);
+  kernels::register_op<OpId::kAny, DeviceType::kCPU, Reduce<ReduceKind::kAny>::Kernel>(table);
+  kernels::register_op<OpId::kAll, DeviceType::kCPU, Reduce<ReduceKind::kAll>::Kernel>(table);
   kernels::register_op<OpId::kArgMax, DeviceType::kCPU, ArgMaxKernel>(table);
   kernels::register_op<OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
 }

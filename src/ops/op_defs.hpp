@@ -93,6 +93,9 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
   X(Mean,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
   X(Max,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
   X(Min,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(Prod,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
+  X(Any,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGradient)     \
+  X(All,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGradient)     \
   X(ArgMax,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
   X(ArgMin,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
   X(MatMul,               2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \

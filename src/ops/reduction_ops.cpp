@@ -1,4 +1,5 @@
-// Reductions (Sum, Mean, Max, Min) over any axes, ArgMax and ArgMin.
+// Reductions (Sum, Mean, Max, Min, Prod, Any, All) over any axes, their composites (variance,
+// std, logsumexp), ArgMax and ArgMin.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -12,38 +13,48 @@ namespace {
 
 using ops::OpId;
 
-Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
-  ops::check_defined(x, op);
-  const Shape& in = x.shape();
-  ops::ReduceAttrs attrs;
+// The axes `axes` names in a tensor of `in`'s rank: sorted, unique, in [0, rank).
+std::vector<int> normalized_axes(OpId op, const Shape& in, const Axes& axes) {
+  std::vector<int> out;
   if (axes.reduces_all()) {
-    for (int i = 0; i < in.rank(); ++i) attrs.axes.push_back(i);
-  } else {
-    for (int axis : axes.list()) {
-      if (axis < -in.rank() || axis >= in.rank()) {
-        ops::throw_invalid(op, fmt::format("Invalid reduction dimension ({} for input with {} "
-                                           "dimension(s)",
-                                           axis, in.rank()));
-      }
-      attrs.axes.push_back(axis < 0 ? axis + in.rank() : axis);
-    }
-    std::sort(attrs.axes.begin(), attrs.axes.end());
-    auto dup = std::adjacent_find(attrs.axes.begin(), attrs.axes.end());
-    if (dup != attrs.axes.end()) {
-      ops::throw_invalid(op, fmt::format("Invalid reduction arguments: Axes contains duplicate "
-                                         "dimension: {}",
-                                         *dup));
-    }
+    for (int i = 0; i < in.rank(); ++i) out.push_back(i);
+    return out;
   }
+  for (int axis : axes.list()) {
+    if (axis < -in.rank() || axis >= in.rank()) {
+      ops::throw_invalid(op, fmt::format("Invalid reduction dimension ({} for input with {} "
+                                         "dimension(s)",
+                                         axis, in.rank()));
+    }
+    out.push_back(axis < 0 ? axis + in.rank() : axis);
+  }
+  std::sort(out.begin(), out.end());
+  auto dup = std::adjacent_find(out.begin(), out.end());
+  if (dup != out.end()) {
+    ops::throw_invalid(op, fmt::format("Invalid reduction arguments: Axes contains duplicate "
+                                       "dimension: {}",
+                                       *dup));
+  }
+  return out;
+}
+
+Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims) {
   Shape out;
   for (int i = 0; i < in.rank(); ++i) {
-    const bool reduced = std::binary_search(attrs.axes.begin(), attrs.axes.end(), i);
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
     if (!reduced) {
       out.push_back(in[i]);
     } else if (keepdims) {
       out.push_back(1);
     }
   }
+  return out;
+}
+
+Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
+  ops::check_defined(x, op);
+  ops::ReduceAttrs attrs{normalized_axes(op, x.shape(), axes)};
+  const Shape out = reduced_shape(x.shape(), attrs.axes, keepdims);
   return ops::run_unary(op, x, out, x.dtype(), ops::OpAttrs{std::move(attrs)});
 }
 
@@ -54,6 +65,48 @@ Tensor reduce_sum(const Tensor& x, const Axes& axes, bool keepdims) {
 }
 Tensor reduce_mean(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(OpId::kMean, x, axes, keepdims);
+}
+Tensor reduce_prod(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(OpId::kProd, x, axes, keepdims);
+}
+Tensor reduce_any(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(OpId::kAny, x, axes, keepdims);
+}
+Tensor reduce_all(const Tensor& x, const Axes& axes, bool keepdims) {
+  return reduce(OpId::kAll, x, axes, keepdims);
+}
+
+// As TensorFlow's tf.math.reduce_variance: the mean of squared deviations from the mean (the
+// population variance), built from ops so every backend has it and a tape can differentiate it.
+Tensor reduce_variance(const Tensor& x, const Axes& axes, bool keepdims) {
+  ops::check_defined(x, OpId::kMean);
+  if (!is_floating(x.dtype())) {  // TensorFlow's Python check, without an [Op:] suffix
+    throw InvalidArgumentError(
+        fmt::format("Input must be either real or complex. Received integer "
+                    "type <dtype: '{}'>.",
+                    dtype_name(x.dtype())));
+  }
+  const Tensor mean = reduce_mean(x, axes, true);
+  return reduce_mean(squared_difference(x, mean), axes, keepdims);
+}
+Tensor reduce_std(const Tensor& x, const Axes& axes, bool keepdims) {
+  return sqrt(reduce_variance(x, axes, keepdims));
+}
+// log(sum(exp(x))) without overflow, as tf.math.reduce_logsumexp: the maximum is taken out first.
+// An infinite maximum is clipped to the largest finite value (TensorFlow uses 0 there), which
+// gives the same results: +inf for a +inf element, -inf for a slice of -inf.
+Tensor reduce_logsumexp(const Tensor& x, const Axes& axes, bool keepdims) {
+  ops::check_defined(x, OpId::kMax);
+  const std::vector<int> reduced = normalized_axes(OpId::kMax, x.shape(), axes);
+  const double largest = x.dtype() == DType::kFloat64    ? 1.7976931348623157e308
+                         : x.dtype() == DType::kFloat16  ? 65504.0
+                         : x.dtype() == DType::kBFloat16 ? 3.3895313892515355e38
+                                                         : 3.4028234663852886e38;
+  const Tensor max =
+      clip_by_value(reduce_max(x, axes, true), scalar_like(x, -largest), scalar_like(x, largest));
+  const Tensor result = log(reduce_sum(exp(x - max), axes, true)) + max;
+  if (keepdims) return result;
+  return reshape(result, reduced_shape(x.shape(), reduced, false).to_vector());
 }
 Tensor reduce_max(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(OpId::kMax, x, axes, keepdims);

@@ -77,6 +77,8 @@ def case(name, op, inputs, run, attrs=None, tolerance=0.0):
         entry["result"] = encode(result)
     except tf.errors.OpError as e:
         entry["error"] = {"type": type(e).__name__, "message": normalise_message(e.message)}
+    except (TypeError, ValueError) as e:  # TensorFlow's Python checks: eagle's InvalidArgument
+        entry["error"] = {"type": "InvalidArgumentError", "message": str(e)}
     if name in EAGLE_DIFFERS:
         entry["tensorflow_error"] = entry.pop("error")
         kind, message = EAGLE_DIFFERS[name]
@@ -159,6 +161,37 @@ case("argmax axis out of range", "argmax", [([[1.0]], "float32")],
      lambda x: tf.argmax(x, axis=5), attrs={"axis": 5})
 case("argmax of a scalar", "argmax", [(1.0, "float32")], lambda x: tf.argmax(x, axis=0),
      attrs={"axis": 0})
+
+# Reductions new in issue 15 and TensorFlow's composites.
+M = [[1.5, -2.0, 4.0], [0.5, 3.0, -1.0]]
+for name, fn in {"reduce_prod": tf.reduce_prod, "reduce_variance": tf.math.reduce_variance,
+                 "reduce_std": tf.math.reduce_std, "reduce_logsumexp": tf.reduce_logsumexp}.items():
+    for axis in (None, 0, 1):
+        for keepdims in (False, True):
+            attrs = {"keepdims": keepdims}
+            if axis is not None:
+                attrs["axis"] = axis
+            case(f"{name} axis {axis} keepdims {keepdims}", name, [(M, "float32")],
+                 lambda x, fn=fn, a=axis, k=keepdims: fn(x, axis=a, keepdims=k), attrs=attrs,
+                 tolerance=4e-7)
+case("reduce_logsumexp of large values", "reduce_logsumexp", [([1000.0, 1000.0, -INF], "float32")],
+     lambda x: tf.reduce_logsumexp(x), tolerance=4e-7)
+case("reduce_logsumexp of -inf", "reduce_logsumexp", [([-INF, -INF], "float32")],
+     lambda x: tf.reduce_logsumexp(x))
+case("reduce_logsumexp with +inf", "reduce_logsumexp", [([1.0, INF], "float32")],
+     lambda x: tf.reduce_logsumexp(x))
+case("reduce_prod int32 wraps", "reduce_prod", [([65536, 65536, 3], "int32")],
+     lambda x: tf.reduce_prod(x))
+case("reduce_prod of nothing", "reduce_prod", [(np.zeros([0, 2], np.float32), "float32")],
+     lambda x: tf.reduce_prod(x, axis=0), attrs={"axis": 0})
+B = [[True, False, True], [True, True, True]]
+for name, fn in {"reduce_any": tf.reduce_any, "reduce_all": tf.reduce_all}.items():
+    for axis in (None, 0, 1):
+        attrs = {} if axis is None else {"axis": axis}
+        case(f"{name} axis {axis}", name, [(B, "bool")], lambda x, fn=fn, a=axis: fn(x, axis=a),
+             attrs=attrs)
+    case(f"{name} of nothing", name, [(np.zeros([0], bool), "bool")], fn)
+case("reduce_variance of int32", "reduce_variance", [([1, 2], "int32")], tf.math.reduce_variance)
 
 # Casts of NaN, infinities and values out of range.
 CAST_IN = [NAN, INF, -INF, 3e10, -3e10, 2.7, -2.7, 2147483520.0, -0.0]

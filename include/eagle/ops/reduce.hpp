@@ -35,6 +35,16 @@ Tensor reduce_sum(const Tensor& x, const Axes& axes = {}, bool keepdims = false)
 Tensor reduce_mean(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
 Tensor reduce_max(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
 Tensor reduce_min(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+// Product (integers wrap; of nothing: 1).
+Tensor reduce_prod(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+// bool tensors: whether any / all elements are true (of nothing: false / true).
+Tensor reduce_any(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_all(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+// Floating types, as TensorFlow's composites: the population variance and standard deviation,
+// and log(sum(exp(x))) computed without overflow.
+Tensor reduce_variance(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_std(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
+Tensor reduce_logsumexp(const Tensor& x, const Axes& axes = {}, bool keepdims = false);
 // Index of the largest (smallest) value along `axis`, as int64: the first on ties, NaN passed
 // over as in TensorFlow (a row of NaN gives 0). Every dtype, bool included.
 Tensor argmax(const Tensor& x, int axis = 0);
