@@ -173,6 +173,23 @@ const std::map<std::string, OpFn>& ops() {
       };
     }
     t["add_n"] = [](const Inputs& in, const Json&) { return eagle::add_n(in); };
+    t["stack"] = [](const Inputs& in, const Json& a) {
+      return eagle::stack(in, static_cast<int>(a["axis"].integer()));
+    };
+    t["unstack"] = [](const Inputs& in, const Json& a) {
+      const auto parts = eagle::unstack(in.at(0), static_cast<int>(a["axis"].integer()));
+      return parts.at(static_cast<std::size_t>(a["index"].integer()));
+    };
+    t["broadcast_to"] = [](const Inputs& in, const Json& a) {
+      return eagle::broadcast_to(in.at(0), shape_of(a["shape"]));
+    };
+    t["shape"] = [](const Inputs& in, const Json&) { return eagle::shape(in.at(0)); };
+    t["tensordot"] = [](const Inputs& in, const Json& a) {
+      if (a.has("axes")) {
+        return eagle::tensordot(in.at(0), in.at(1), static_cast<int>(a["axes"].integer()));
+      }
+      return eagle::tensordot(in.at(0), in.at(1), ints(a["a_axes"]), ints(a["b_axes"]));
+    };
     return t;
   }();
   return table;

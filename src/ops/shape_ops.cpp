@@ -245,4 +245,155 @@ Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
   return ops::run_unary(OpId::kSlice, x, out, x.dtype(), ops::OpAttrs{ops::SliceAttrs{begin}});
 }
 
+namespace {
+
+// TensorFlow's Python check for stack/unstack axes (a ValueError there, without an [Op:]).
+int stack_axis(int axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    throw InvalidArgumentError(
+        fmt::format("Argument `axis` = {} not in range [{}, {})", axis, -rank, rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace
+
+Tensor stack(const std::vector<Tensor>& values, int axis) {
+  if (values.empty()) return zeros({0});  // as tf.stack([])
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ops::check_defined(values[i], OpId::kConcatV2, static_cast<int>(i));
+  const Tensor& first = values[0];
+  const int a = stack_axis(axis, first.rank() + 1);
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    if (values[i].dtype() != first.dtype()) {
+      throw InvalidArgumentError(
+          fmt::format("cannot compute Pack as input #{}(zero-based) was expected to be a {} "
+                      "tensor but is a {} tensor [Op:Pack]",
+                      i, dtype_runtime_name(first.dtype()), dtype_runtime_name(values[i].dtype())));
+    }
+    if (values[i].shape() != first.shape()) {
+      throw InvalidArgumentError(fmt::format(
+          "Shapes of all inputs must match: values[0].shape = {} != values[{}].shape = {} "
+          "[Op:Pack]",
+          first.shape().to_string(), i, values[i].shape().to_string()));
+    }
+  }
+  std::vector<Tensor> expanded;
+  expanded.reserve(values.size());
+  for (const Tensor& v : values) expanded.push_back(expand_dims(v, a));
+  return expanded.size() == 1 ? expanded[0] : concat(expanded, a);
+}
+
+std::vector<Tensor> unstack(const Tensor& x, int axis) {
+  ops::check_defined(x, OpId::kSlice);
+  const int a = stack_axis(axis, x.rank());
+  const std::int64_t count = x.shape()[a];
+  std::vector<std::int64_t> begin(static_cast<std::size_t>(x.rank()), 0);
+  std::vector<std::int64_t> size(static_cast<std::size_t>(x.rank()), -1);
+  size[static_cast<std::size_t>(a)] = 1;
+  std::vector<Tensor> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    begin[static_cast<std::size_t>(a)] = i;
+    out.push_back(squeeze(slice(x, begin, size), {a}));
+  }
+  return out;
+}
+
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  ops::check_defined(x, OpId::kMul);
+  const Shape& in = x.shape();
+  bool fits = in.rank() <= shape.rank();
+  for (int i = 1; fits && i <= in.rank(); ++i) {
+    const std::int64_t d = in[in.rank() - i];
+    fits = d == shape[shape.rank() - i] || d == 1;
+  }
+  if (!fits) {
+    throw InvalidArgumentError(fmt::format("Incompatible shapes: {} vs. {} [Op:BroadcastTo]",
+                                           in.to_string(), shape.to_string()));
+  }
+  // x * 1 is x exactly (-0.0, NaN and infinities included); bool through logical_and.
+  if (x.dtype() == DType::kBool) return logical_and(x, ones(shape, DType::kBool));
+  return multiply(x, ones(shape, x.dtype()));
+}
+
+Tensor shape(const Tensor& x) {
+  ops::check_defined(x, OpId::kConst);
+  std::vector<std::int32_t> dims;
+  for (std::int64_t d : x.shape()) {
+    if (d > std::numeric_limits<std::int32_t>::max()) {
+      throw InvalidArgumentError(
+          fmt::format("Shape {} does not fit in int32 [Op:Shape]", x.shape().to_string()));
+    }
+    dims.push_back(static_cast<std::int32_t>(d));
+  }
+  return constant(dims, Shape{static_cast<std::int64_t>(dims.size())});
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& a_axes,
+                 const std::vector<int>& b_axes) {
+  ops::check_defined(a, OpId::kMatMul, 0);
+  ops::check_defined(b, OpId::kMatMul, 1);
+  if (a_axes.size() != b_axes.size()) {
+    throw InvalidArgumentError(
+        fmt::format("Different number of contraction axes 'a' and 'b', {} != {}.", a_axes.size(),
+                    b_axes.size()));
+  }
+  const auto normalize = [](const std::vector<int>& axes, int rank) {
+    std::vector<int> out;
+    for (int axis : axes) {
+      if (axis < -rank || axis >= rank) {
+        throw InvalidArgumentError(
+            fmt::format("tensordot axis {} is out of range for a tensor of rank {}", axis, rank));
+      }
+      out.push_back(axis < 0 ? axis + rank : axis);
+    }
+    return out;
+  };
+  const std::vector<int> ca = normalize(a_axes, a.rank());
+  const std::vector<int> cb = normalize(b_axes, b.rank());
+  // a -> [free_a..., contracted...] as a matrix [M, K]; b -> [contracted..., free_b...] as [K, N].
+  std::vector<int> perm_a, perm_b;
+  std::vector<std::int64_t> free_dims;
+  std::int64_t m = 1, k = 1, n = 1;
+  for (int i = 0; i < a.rank(); ++i) {
+    if (std::find(ca.begin(), ca.end(), i) == ca.end()) {
+      perm_a.push_back(i);
+      free_dims.push_back(a.shape()[i]);
+      m *= a.shape()[i];
+    }
+  }
+  for (int i : ca) {
+    perm_a.push_back(i);
+    k *= a.shape()[i];
+  }
+  for (int i : cb) perm_b.push_back(i);
+  for (int i = 0; i < b.rank(); ++i) {
+    if (std::find(cb.begin(), cb.end(), i) == cb.end()) {
+      perm_b.push_back(i);
+      free_dims.push_back(b.shape()[i]);
+      n *= b.shape()[i];
+    }
+  }
+  const Tensor am = reshape(transpose(a, perm_a), {m, k});
+  const Tensor bm = reshape(transpose(b, perm_b), {k, n});
+  return reshape(matmul(am, bm), free_dims);
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, int axes) {
+  ops::check_defined(a, OpId::kMatMul, 0);
+  ops::check_defined(b, OpId::kMatMul, 1);
+  if (axes < 0 || axes > a.rank() || axes > b.rank()) {
+    throw InvalidArgumentError(
+        fmt::format("'axes' must be at most the rank of a ({}) and b ({}) and not negative, got {}",
+                    a.rank(), b.rank(), axes));
+  }
+  std::vector<int> a_axes, b_axes;
+  for (int i = 0; i < axes; ++i) {
+    a_axes.push_back(a.rank() - axes + i);
+    b_axes.push_back(i);
+  }
+  return tensordot(a, b, a_axes, b_axes);
+}
+
 }  // namespace eagle

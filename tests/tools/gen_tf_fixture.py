@@ -223,6 +223,41 @@ case("concat ranks differ", "concat", [([1.0], "float32"), ([[1.0]], "float32")]
 case("matmul rank 1", "matmul", [([1.0], "float32"), ([[1.0]], "float32")], tf.matmul)
 case("matmul sizes", "matmul", [([[1.0, 2.0]], "float32"), ([[1.0, 2.0]], "float32")], tf.matmul)
 
+# stack, unstack, broadcast_to, shape, tensordot.
+for axis in (0, 1, -1, 2):
+    case(f"stack axis {axis}", "stack", [(X23, "float32"), ([[7.0, 8.0, 9.0], [0.0, -0.0, NAN]], "float32")],
+         lambda x, y, a=axis: tf.stack([x, y], axis=a), attrs={"axis": axis})
+case("stack axis out of range", "stack", [([1.0], "float32"), ([2.0], "float32")],
+     lambda x, y: tf.stack([x, y], axis=2), attrs={"axis": 2})
+case("stack shapes differ", "stack", [([1.0], "float32"), ([1.0, 2.0], "float32")],
+     lambda x, y: tf.stack([x, y]), attrs={"axis": 0})
+case("stack dtypes differ", "stack", [([1], "int32"), ([1.0], "float32")],
+     lambda x, y: tf.stack([x, y]), attrs={"axis": 0})
+for axis, index in ((0, 1), (1, 2), (-1, 0)):
+    case(f"unstack axis {axis} item {index}", "unstack", [(X23, "float32")],
+         lambda x, a=axis, i=index: tf.unstack(x, axis=a)[i], attrs={"axis": axis, "index": index})
+case("unstack axis out of range", "unstack", [(X23, "float32")],
+     lambda x: tf.unstack(x, axis=2)[0], attrs={"axis": 2, "index": 0})
+case("broadcast_to", "broadcast_to", [([1.0, -0.0, NAN], "float32")],
+     lambda x: tf.broadcast_to(x, [2, 3]), attrs={"shape": [2, 3]})
+case("broadcast_to bool", "broadcast_to", [([[True], [False]], "bool")],
+     lambda x: tf.broadcast_to(x, [2, 2]), attrs={"shape": [2, 2]})
+case("broadcast_to incompatible", "broadcast_to", [([1.0, 2.0], "float32")],
+     lambda x: tf.broadcast_to(x, [3, 3]), attrs={"shape": [3, 3]})
+case("shape", "shape", [(np.zeros([2, 0, 3]), "float32")], tf.shape)
+T234 = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7.0
+T43 = np.arange(12, dtype=np.float32).reshape(4, 3) / 5.0 - 1.0
+case("tensordot 1", "tensordot", [(T234, "float32"), (T43, "float32")],
+     lambda a, b: tf.tensordot(a, b, 1), attrs={"axes": 1}, tolerance=1e-6)
+case("tensordot 0 (outer product)", "tensordot", [([1.0, 2.0], "float32"), ([3.0, 4.0, 5.0], "float32")],
+     lambda a, b: tf.tensordot(a, b, 0), attrs={"axes": 0})
+case("tensordot pairs", "tensordot", [(T234, "float32"), (np.ones([4, 2], np.float32), "float32")],
+     lambda a, b: tf.tensordot(a, b, [[2], [0]]), attrs={"a_axes": [2], "b_axes": [0]},
+     tolerance=1e-6)
+case("tensordot pairs reordered", "tensordot", [(T234, "float32"), (np.ones([3, 2, 5], np.float32), "float32")],
+     lambda a, b: tf.tensordot(a, b, [[1, 0], [0, 1]]), attrs={"a_axes": [1, 0], "b_axes": [0, 1]},
+     tolerance=1e-6)
+
 # A dtype the op does not allow.
 case("exp of int32", "exp", [([1, 2], "int32")], tf.exp)
 case("floor of int32", "floor", [([1, 2], "int32")], tf.floor)
