@@ -14,13 +14,17 @@ std::uint64_t next_tensor_id() {
   // every kBlock tensors.
   constexpr std::uint64_t kBlock = 4096;
   static std::atomic<std::uint64_t> next_block{1};
-  thread_local std::uint64_t next = 0;
-  thread_local std::uint64_t end = 0;
-  if (next == end) {
-    next = next_block.fetch_add(1, std::memory_order_relaxed) * kBlock;
-    end = next + kBlock;
+  struct Ids {
+    std::uint64_t next = 0;
+    std::uint64_t end = 0;
+  };
+  // initial-exec: one instruction to reach, as the listener in dispatcher.cpp.
+  __attribute__((tls_model("initial-exec"))) static thread_local Ids ids;
+  if (ids.next == ids.end) {
+    ids.next = next_block.fetch_add(1, std::memory_order_relaxed) * kBlock;
+    ids.end = ids.next + kBlock;
   }
-  return next++;
+  return ids.next++;
 }
 
 std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype) {
