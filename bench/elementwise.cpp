@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     auto run_eagle = [&] {
       for (int k = 0; k < inner; ++k) {
         const eagle::Tensor z = eagle::add(a, b);
-        bench::do_not_optimize(z.impl().get());
+        bench::do_not_optimize(&z);
       }
     };
     auto run_memcpy = [&] {
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
     auto run_axpy = [&] {
       for (int k = 0; k < inner; ++k) {
         const eagle::Tensor z = alpha * a + b;
-        bench::do_not_optimize(z.impl().get());
+        bench::do_not_optimize(&z);
       }
     };
     const bench::Stats alone_add = bench::measure(run_eagle, warmup, reps);

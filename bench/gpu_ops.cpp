@@ -43,6 +43,7 @@
 #include "eagle/eagle.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device.hpp"
+#include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace {
@@ -304,8 +305,8 @@ void add(Env& env, GpuTimer& timer) {
       require_on_gpu(a, "random_uniform");
       require_on_gpu(scratch, "random_uniform");
       const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
-      const float* src = a.impl()->data<const float>();
-      float* dst = scratch.impl()->data<float>();
+      const float* src = eagle::runtime::impl_of(a)->data<const float>();
+      float* dst = eagle::runtime::impl_of(scratch)->data<float>();
 
       const double add_bytes = 3.0 * static_cast<double>(bytes);
       const double copy_bytes = 2.0 * static_cast<double>(bytes);

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     const auto stats = bench::measure_interleaved({[&] {
                                                      for (int k = 0; k < inner; ++k) {
                                                        const eagle::Tensor c = eagle::matmul(a, b);
-                                                       bench::do_not_optimize(c.impl().get());
+                                                       bench::do_not_optimize(&c);
                                                      }
                                                    },
                                                    [&] {

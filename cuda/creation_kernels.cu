@@ -241,7 +241,7 @@ struct CastKernel {
 template <class T>
 struct IdentityKernel {
   static void run(KernelContext& ctx) {
-    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
+    ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }
 };
 

@@ -20,6 +20,7 @@ const runtime::TensorImpl& checked(const std::shared_ptr<runtime::TensorImpl>& i
 }  // namespace
 
 DType Tensor::dtype() const { return checked(impl_).dtype(); }
+std::uint64_t Tensor::id() const { return checked(impl_).id(); }
 const Shape& Tensor::shape() const { return checked(impl_).shape(); }
 const std::string& Tensor::device() const { return checked(impl_).device().name(); }
 

@@ -16,6 +16,7 @@
 #include "runtime/context.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/scope_stack.hpp"
+#include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace {
@@ -188,18 +189,18 @@ TEST_CASE("a listener sees op, attributes, the caller's inputs, outputs and devi
   CHECK(add.device == kGpu0);
   // The caller's tensor on GPU:1, not the copy the dispatcher made on GPU:0.
   REQUIRE(add.inputs.size() == 2);
-  CHECK(add.inputs[0].impl() == on_gpu1.impl());
+  CHECK(runtime::impl_of(add.inputs[0]) == runtime::impl_of(on_gpu1));
   const auto& reduce = recorder.records[1];
   CHECK(reduce.op == OpId::kSum);
   CHECK(std::get<ops::ReduceAttrs>(reduce.attrs).axes == std::vector<int>{0});
-  CHECK(reduce.inputs[0].impl() == add.outputs[0].impl());
-  CHECK(reduce.outputs[0].impl() == sum.impl());
+  CHECK(runtime::impl_of(reduce.inputs[0]) == runtime::impl_of(add.outputs[0]));
+  CHECK(runtime::impl_of(reduce.outputs[0]) == runtime::impl_of(sum));
   CHECK(sum.item<float>() == 10.f);
   const auto& top = recorder.records[2];
   CHECK(top.op == OpId::kTopKV2);
   CHECK(top.device == kCpu0);
   REQUIRE(top.outputs.size() == 2);
-  CHECK(top.outputs[0].impl() == top_values.impl());
+  CHECK(runtime::impl_of(top.outputs[0]) == runtime::impl_of(top_values));
   CHECK(std::get<ops::TopKAttrs>(top.attrs).k == 1);
 }
 
@@ -287,7 +288,7 @@ TEST_CASE("mutable_input is for resource inputs and drops the stale copies on ot
   runtime::Device& gpu0 = device_named(kGpu0);
   // Reading it on GPU:0 leaves a mirror on the CPU tensor.
   (void)eagle::with_device("/GPU:0", [&] { return eagle::relu(value); });
-  REQUIRE(value.impl()->find_mirror(gpu0) != nullptr);
+  REQUIRE(runtime::impl_of(value)->find_mirror(gpu0) != nullptr);
 
   const runtime::TensorSpec spec{value.shape(), DType::kFloat32};
   Tensor result;
@@ -298,7 +299,7 @@ TEST_CASE("mutable_input is for resource inputs and drops the stale copies on ot
   runtime::KernelContext resource(OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
                                   runtime::no_attrs(), &result, 0u, 1u);
   resource.mutable_input(0).data<float>()[0] = 5.f;
-  CHECK(value.impl()->find_mirror(gpu0) == nullptr);
+  CHECK(runtime::impl_of(value)->find_mirror(gpu0) == nullptr);
   CHECK(value.to_vector<float>() == std::vector<float>{5, 2});
 }
 
@@ -311,43 +312,43 @@ TEST_CASE("a donated input's bytes become the output, only when nothing else hol
                               false, 0u, donate ? 1u : 0u});
   };
   Tensor x = eagle::with_device("/CPU:0", [] { return eagle::constant({1.f, -2.f, 3.f}); });
-  const void* bytes = x.impl()->data();
+  const void* bytes = runtime::impl_of(x)->data();
   Tensor y = negate(std::move(x), true);
-  CHECK(y.impl()->data() == bytes);  // forwarded
+  CHECK(runtime::impl_of(y)->data() == bytes);  // forwarded
   CHECK(y.to_vector<float>() == std::vector<float>{-1, 2, -3});
   CHECK(y.device() == kCpu0);
 
   // The caller still holds y: no forwarding, y keeps its values.
   const Tensor z = negate(y, true);
-  CHECK(z.impl()->data() != y.impl()->data());
+  CHECK(runtime::impl_of(z)->data() != runtime::impl_of(y)->data());
   CHECK(y.to_vector<float>() == std::vector<float>{-1, 2, -3});
   // Not donated: fresh bytes.
-  const void* y_bytes = y.impl()->data();
-  CHECK(negate(std::move(y), false).impl()->data() != y_bytes);
+  const void* y_bytes = runtime::impl_of(y)->data();
+  CHECK(runtime::impl_of(negate(std::move(y), false))->data() != y_bytes);
 
   // A listener is recording: the input must survive the kernel.
   Recorder recorder;
   runtime::ScopedOpListener listen(recorder);
   Tensor w = eagle::with_device("/CPU:0", [] { return eagle::constant({4.f, 5.f, 6.f}); });
-  const void* w_bytes = w.impl()->data();
+  const void* w_bytes = runtime::impl_of(w)->data();
   const Tensor v = negate(std::move(w), true);
-  CHECK(v.impl()->data() != w_bytes);
+  CHECK(runtime::impl_of(v)->data() != w_bytes);
   REQUIRE(recorder.records.size() == 1);
   CHECK(recorder.records[0].inputs[0].to_vector<float>() == std::vector<float>{4, 5, 6});
 }
 
 TEST_CASE("tensor ids are unique across threads and stable for a tensor's life") {
   const Tensor x = eagle::constant({1.f});
-  const std::uint64_t id = x.impl()->id();
+  const std::uint64_t id = runtime::impl_of(x)->id();
   CHECK(id != 0);
   const Tensor copy = x;  // a handle copy is the same tensor
-  CHECK(copy.impl()->id() == id);
+  CHECK(runtime::impl_of(copy)->id() == id);
   std::vector<std::vector<std::uint64_t>> ids(4);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&ids, t] {
       const Tensor one = eagle::constant({1.f});
-      for (int i = 0; i < 5000; ++i) ids[t].push_back((one + one).impl()->id());
+      for (int i = 0; i < 5000; ++i) ids[t].push_back((one + one).id());
     });
   }
   for (auto& t : threads) t.join();

@@ -562,7 +562,7 @@ TEST_CASE("cast: hand-checked conversions", "[ops][cast]") {
         std::vector<double>{static_cast<double>(static_cast<float>(float16(0.1f)))});
   // Casting to the same dtype is the input itself.
   const Tensor x = eagle::constant({1.5, 2.5});
-  CHECK(eagle::cast(x, DType::kFloat32).impl() == x.impl());
+  CHECK(eagle::cast(x, DType::kFloat32).id() == x.id());
 }
 
 // ---- Elementwise binary ---------------------------------------------------------------------

@@ -14,7 +14,8 @@ namespace eagle {
 
 namespace runtime {
 class TensorImpl;
-}
+struct TensorAccess;
+}  // namespace runtime
 
 // A range of indices along axis 0 for Tensor::operator[], as Python's x[start:stop] (step 1):
 // a negative bound counts from the end, bounds past either end are clamped, an absent one means
@@ -33,7 +34,6 @@ class Tensor {
   // An undefined handle (for containers); every accessor on it, like every op given it, throws
   // InvalidArgumentError "Use of an undefined eagle::Tensor".
   Tensor() = default;
-  explicit Tensor(std::shared_ptr<runtime::TensorImpl> impl) : impl_(std::move(impl)) {}
 
   bool defined() const { return impl_ != nullptr; }
   DType dtype() const;
@@ -70,9 +70,16 @@ class Tensor {
   // x[Slice{a, b}]: rows a..b-1 of axis 0, the rank kept. Runs eagle::slice.
   Tensor operator[](const Slice& range) const;
 
-  const std::shared_ptr<runtime::TensorImpl>& impl() const { return impl_; }
+  // A number unique to this tensor in the process, the same for every handle to it (TensorFlow's
+  // tensor id): `a.id() == b.id()` asks whether two handles are one tensor.
+  std::uint64_t id() const;
 
  private:
+  // The runtime reaches the implementation through runtime::TensorAccess
+  // (src/runtime/tensor_access.hpp): TensorImpl is not part of the API.
+  friend struct runtime::TensorAccess;
+  explicit Tensor(std::shared_ptr<runtime::TensorImpl> impl) : impl_(std::move(impl)) {}
+
   void check_element_type(DType requested) const;
   void check_single_element() const;
   void copy_to_host(void* dst, std::size_t bytes) const;

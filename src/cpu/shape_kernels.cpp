@@ -16,7 +16,7 @@ using runtime::OpId;
 template <class T>
 struct AliasKernel {
   static void run(KernelContext& ctx) {
-    ctx.set_output(0, Tensor(runtime::alias_tensor(ctx.input(0), ctx.output_shape())));
+    ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }
 };
 

@@ -12,6 +12,7 @@
 #include "runtime/log_sink.hpp"
 #include "runtime/placer.hpp"
 #include "runtime/scope_stack.hpp"
+#include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::runtime {
@@ -24,8 +25,8 @@ __attribute__((tls_model("initial-exec"))) thread_local OpListener* t_listener =
 
 // An input on another device, brought to `device` under the current policy (SEMANTICS §3.5).
 Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
-  const TensorImpl& impl = *input.impl();
-  if (auto mirror = impl.find_mirror(device)) return Tensor(std::move(mirror));
+  const TensorImpl& impl = *impl_of(input);
+  if (auto mirror = impl.find_mirror(device)) return wrap(std::move(mirror));
   const DevicePolicy policy = g_device_policy.load(std::memory_order_relaxed);
   if (policy == DevicePolicy::kExplicit && op != OpId::kIdentity) {
     throw InvalidArgumentError(fmt::format(
@@ -40,7 +41,7 @@ Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
   }
   auto copy = copy_tensor(impl, device);
   impl.add_mirror(device, copy);
-  return Tensor(std::move(copy));
+  return wrap(std::move(copy));
 }
 
 // An op on a resource runs where the resource lives, before any scope or cache is consulted
@@ -49,7 +50,7 @@ Device& resource_device(const OpCall& call) {
   Device* pinned = nullptr;
   for (int i = 0; i < call.num_inputs; ++i) {
     if (!(call.resource_inputs >> i & 1u)) continue;
-    Device& d = call.inputs[i].impl()->device();
+    Device& d = impl_of(call.inputs[i])->device();
     if (pinned == nullptr) {
       pinned = &d;
     } else if (pinned != &d) {
@@ -139,7 +140,7 @@ void execute(const OpCall& call, Tensor* results) {
   const Tensor* inputs = call.inputs;
   std::vector<Tensor> moved;
   for (int i = 0; i < call.num_inputs; ++i) {
-    if (&call.inputs[i].impl()->device() == &device) continue;
+    if (&impl_of(call.inputs[i])->device() == &device) continue;
     if (moved.empty()) moved.assign(call.inputs, call.inputs + call.num_inputs);
     moved[i] = bring_to(call.inputs[i], i, device, call.op);
     inputs = moved.data();

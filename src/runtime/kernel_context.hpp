@@ -12,6 +12,7 @@
 #include "ops/attrs.hpp"
 #include "ops/op_defs.hpp"
 #include "runtime/device.hpp"
+#include "runtime/tensor_access.hpp"
 
 namespace eagle::runtime {
 
@@ -48,7 +49,7 @@ class KernelContext {
   OpId op() const { return op_; }  // for error texts: "[Op:FloorDiv]"
   Device& device() const { return device_; }
   int num_inputs() const { return num_inputs_; }
-  const TensorImpl& input(int i) const { return *inputs_[i].impl(); }
+  const TensorImpl& input(int i) const { return *impl_of(inputs_[i]); }
   const Tensor& input_tensor(int i) const { return inputs_[i]; }
 
   int num_outputs() const { return num_outputs_; }
@@ -67,6 +68,7 @@ class KernelContext {
   // Output i is `t` (an alias of an input, or a tensor the kernel made): its shape and dtype
   // must be output i's spec.
   void set_output(int i, Tensor t);
+  void set_output(int i, std::shared_ptr<TensorImpl> t);
   // Output i reuses input `in`'s bytes when the caller gave the input up (OpCall's
   // forwardable_inputs), nothing else holds them, nothing is recording the op, and the sizes
   // agree; otherwise fresh bytes. Either way the kernel then writes output i (TF's input
