@@ -6,6 +6,7 @@
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 namespace {
 
 using runtime::DeviceType;
@@ -56,4 +57,5 @@ void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
 }
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu
