@@ -29,11 +29,11 @@ struct functor_cost<F, std::void_t<decltype(F::kCost)>>
     : std::integral_constant<std::int64_t, F::kCost> {};
 
 namespace detail {
-EAGLE_CPU_ISA_BEGIN  // cpu/isa.hpp
+EAGLE_CPU_ISA_BEGIN
 
-    template <class In, class Out, class F>
-    inline void inner_loop(const In* __restrict x, std::int64_t sx, const In* __restrict y,
-                           std::int64_t sy, Out* __restrict out, std::int64_t n, F f) {
+template <class In, class Out, class F>
+inline void inner_loop(const In* __restrict x, std::int64_t sx, const In* __restrict y,
+                       std::int64_t sy, Out* __restrict out, std::int64_t n, F f) {
   using C = compute_t<In>;
   if (sx == 1 && sy == 1) {
     for (std::int64_t i = 0; i < n; ++i) out[i] = convert<Out>(f(C(x[i]), C(y[i])));
