@@ -13,6 +13,7 @@
 #endif
 
 #include "cpu/intra_op_pool.hpp"
+#include "cpu/isa.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/streaming_stores.hpp"
 #include "eagle/shape.hpp"
@@ -28,6 +29,7 @@ struct functor_cost<F, std::void_t<decltype(F::kCost)>>
     : std::integral_constant<std::int64_t, F::kCost> {};
 
 namespace detail {
+EAGLE_CPU_ISA_BEGIN
 
 template <class In, class Out, class F>
 inline void inner_loop(const In* __restrict x, std::int64_t sx, const In* __restrict y,
@@ -74,7 +76,10 @@ void contiguous_streaming(const In* __restrict x, const In* __restrict y, Out* _
 }
 #endif
 
+EAGLE_CPU_ISA_END
 }  // namespace detail
+
+EAGLE_CPU_ISA_BEGIN
 
 // out (shape `os`) = f(x, y) with x, y broadcast to `os` (already validated). Large outputs are
 // split over the intra-op threads (Note [Intra-op parallelism]).
@@ -181,4 +186,5 @@ void broadcast_apply(const In* x, const Shape& xs, const In* y, const Shape& ys,
   parallel_for(n / inner, inner * kItemBytes, rows, std::max<std::int64_t>(1, kAlign / inner));
 }
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

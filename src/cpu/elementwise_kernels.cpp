@@ -14,6 +14,7 @@
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 namespace {
 
 using runtime::DeviceType;
@@ -89,4 +90,5 @@ void register_elementwise_kernels(KernelTable& table) {
 #undef EAGLE_ADD_UNARY
 }
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

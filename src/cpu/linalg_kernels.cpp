@@ -1,8 +1,7 @@
-// Kernel-table entries for MatMul, BatchMatMulV2, AddN and Softmax.
+// Kernel-table entries for MatMul, BatchMatMulV2 and AddN (Softmax registers with its variant)
 #include "cpu/matmul.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
-#include "cpu/softmax.hpp"
 #include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -50,22 +49,12 @@ struct AddNKernel {
   }
 };
 
-template <class T>
-struct SoftmaxKernel {
-  static void run(KernelContext& ctx) {
-    auto out = ctx.allocate_output();
-    const runtime::TensorImpl& x = ctx.input(0);
-    softmax<T>(x.data<const T>(), x.shape(), out->data<T>());
-  }
-};
-
 }  // namespace
 
 void register_linalg_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kMatMul, DeviceType::kCPU, MatMulKernel>(table);
   kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kCPU, MatMulKernel>(table);
   kernels::register_op<OpId::kAddN, DeviceType::kCPU, AddNKernel>(table);
-  kernels::register_op<OpId::kSoftmax, DeviceType::kCPU, SoftmaxKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -9,6 +9,7 @@
 #include "cpu/numeric.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 namespace {
 
 using std::int64_t;
@@ -627,4 +628,5 @@ template void argmin<bool>(const bool*, const Shape&, int, std::int64_t*);
 
 #undef EAGLE_INSTANTIATE_REDUCE
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "eagle/dtype.hpp"
 #include "eagle/shape.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 
 enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kAny, kAll };
 
@@ -29,4 +31,5 @@ void argmax(const T* in, const Shape& in_shape, int axis, std::int64_t* out);
 template <class T>
 void argmin(const T* in, const Shape& in_shape, int axis, std::int64_t* out);
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

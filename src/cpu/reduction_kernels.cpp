@@ -7,6 +7,7 @@
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 namespace {
 
 using runtime::DeviceType;
@@ -60,4 +61,5 @@ void register_reduction_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
 }
 
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

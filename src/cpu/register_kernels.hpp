@@ -1,17 +1,27 @@
 // Registration of the CPU kernels, called once from runtime::Context (explicit, no static init).
 #pragma once
 
+#include "cpu/isa.hpp"
 #include "runtime/kernel_table.hpp"
 
 namespace eagle::cpu {
 
+// Registers every CPU kernel, the hot ones from the variant choose_cpu_variant picks (Note [CPU
+// kernel variants]).
 void register_kernels(runtime::KernelTable& table);
 
-void register_elementwise_kernels(runtime::KernelTable& table);
 void register_creation_kernels(runtime::KernelTable& table);
-void register_reduction_kernels(runtime::KernelTable& table);
 void register_linalg_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
 void register_sort_kernels(runtime::KernelTable& table);
+
+// Compiled once per variant (cpu/isa.hpp).
+EAGLE_CPU_ISA_BEGIN
+void register_elementwise_kernels(runtime::KernelTable& table);
+void register_reduction_kernels(runtime::KernelTable& table);
+void register_softmax_kernels(runtime::KernelTable& table);
+// All of the above: the variant's entry point.
+void register_variant_kernels(runtime::KernelTable& table);
+EAGLE_CPU_ISA_END
 
 }  // namespace eagle::cpu

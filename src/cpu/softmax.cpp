@@ -8,9 +8,13 @@
 #include <type_traits>
 
 #include "cpu/intra_op_pool.hpp"
+#include "cpu/register_kernels.hpp"
 #include "eagle/half.hpp"
+#include "kernels/registration.hpp"
+#include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
 namespace {
 
 using std::int64_t;
@@ -126,4 +130,20 @@ template void softmax<double>(const double*, const Shape&, double*);
 template void softmax<float16>(const float16*, const Shape&, float16*);
 template void softmax<bfloat16>(const bfloat16*, const Shape&, bfloat16*);
 
+namespace {
+template <class T>
+struct SoftmaxKernel {
+  static void run(runtime::KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const runtime::TensorImpl& x = ctx.input(0);
+    softmax<T>(x.data<const T>(), x.shape(), out->data<T>());
+  }
+};
+}  // namespace
+
+void register_softmax_kernels(runtime::KernelTable& table) {
+  kernels::register_op<runtime::OpId::kSoftmax, runtime::DeviceType::kCPU, SoftmaxKernel>(table);
+}
+
+EAGLE_CPU_ISA_END
 }  // namespace eagle::cpu

@@ -1,0 +1,15 @@
+// The entry point of one CPU kernel variant (Note [CPU kernel variants]); compiled once per
+// variant, as the sources it calls are.
+#include "cpu/register_kernels.hpp"
+
+namespace eagle::cpu {
+EAGLE_CPU_ISA_BEGIN
+
+void register_variant_kernels(runtime::KernelTable& table) {
+  register_elementwise_kernels(table);
+  register_reduction_kernels(table);
+  register_softmax_kernels(table);
+}
+
+EAGLE_CPU_ISA_END
+}  // namespace eagle::cpu
