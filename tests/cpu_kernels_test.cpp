@@ -437,8 +437,8 @@ TEMPLATE_TEST_CASE("argmax ties pick the first index", "[cpu][argmax]", float, d
 }
 
 // Note [ArgMax and NaN]: NaN is passed over, as TensorFlow does; infinity is a value like any.
-TEMPLATE_TEST_CASE("argmax passes NaN over, infinity wins", "[cpu][argmax]", float, double,
-                   float16, bfloat16) {
+TEMPLATE_TEST_CASE("argmax passes NaN over, infinity wins", "[cpu][argmax]", float, double, float16,
+                   bfloat16) {
   const TestType nan = from_d<TestType>(std::nan(""));
   const TestType inf = from_d<TestType>(INFINITY);
   const std::vector<TestType> in = {from_d<TestType>(1), inf, nan, from_d<TestType>(7), nan};
