@@ -48,6 +48,25 @@ struct TopKAttrs {
   int k;
   bool sorted;
 };
+struct TileAttrs {
+  std::vector<std::int64_t> multiples;  // one per dimension, >= 0
+};
+// Pad, PadV2 and MirrorPad: what goes before and after each dimension.
+struct PadAttrs {
+  std::vector<std::int64_t> before;
+  std::vector<std::int64_t> after;
+  double constant_value;  // Pad: 0; PadV2: the fill (converted to the dtype); MirrorPad: unused
+  bool symmetric;         // MirrorPad: SYMMETRIC repeats the edge, REFLECT does not
+};
+struct ReverseAttrs {
+  std::vector<int> axes;  // sorted, unique, in [0, rank)
+};
+// Cumsum, Cumprod.
+struct ScanAttrs {
+  int axis;  // normalized to [0, rank)
+  bool exclusive;
+  bool reverse;
+};
 
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
@@ -56,7 +75,8 @@ struct TopKAttrs {
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
 using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
-                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs>;
+                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
+                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -28,8 +28,10 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
 // ~~~~~~~~~~~~~~~
 // X(name, inputs, outputs, attrs, cpu, gpu, gradient), one row per op:
 //   name      TensorFlow's op name: placement logs, errors, OpId::k<name>.
-//   inputs    the input count, or kVariadic (AddN, ConcatV2).
-//   outputs   the output count.
+//   inputs    the input count, or kVariadic (AddN, ConcatV2, Pack).
+//   outputs   the output count, or kVariadic (Split, SplitV, Unpack: the call's output specs
+//             give the count, which may be 0 for Unpack of an empty axis; the dispatcher then
+//             checks only that a call of a fixed-count op has that count).
 //   attrs     the alternative of OpAttrs its calls carry (Note [Op attributes]).
 //   cpu, gpu  the dtypes (of the kernel key, usually the first input) each device type has a
 //             kernel for. Registration is generated from these columns (kernels/registration.hpp)
@@ -102,13 +104,24 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
   X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
   X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
   X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNone,     kDifferentiable) \
+  X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNumeric,  kDifferentiable) \
   X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kDifferentiable) \
   X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(Squeeze,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(ConcatV2,     kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
   X(Slice,                1, 1, SliceAttrs,     kAll,     kAll,      kDifferentiable) \
+  X(Tile,                 1, 1, TileAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(Pad,                  1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
+  X(PadV2,                1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
+  X(MirrorPad,            1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
+  X(ReverseV2,            1, 1, ReverseAttrs,   kAll,     kAll,      kDifferentiable) \
+  X(Cumsum,               1, 1, ScanAttrs,      kNumeric, kNumeric,  kDifferentiable) \
+  X(Cumprod,              1, 1, ScanAttrs,      kNumeric, kNumeric,  kDifferentiable) \
+  X(Split,        1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(SplitV,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(Pack,         kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(Unpack,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
   X(Fill,                 0, 1, FillAttrs,      kAll,     kAll,      kNoGradient)     \
   X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGradient)     \
   X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \
@@ -132,8 +145,8 @@ enum class Gradient : std::uint8_t { kNoGradient, kDifferentiable };
 
 struct OpDef {
   std::string_view name;
-  int num_inputs;  // or kVariadic
-  int num_outputs;
+  int num_inputs;           // or kVariadic
+  int num_outputs;          // or kVariadic
   std::size_t attrs_index;  // the alternative of OpAttrs
   DTypeMask cpu_dtypes;
   DTypeMask gpu_dtypes;

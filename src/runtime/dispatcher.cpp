@@ -74,7 +74,8 @@ Device& resource_device(const OpCall& call) {
 // bool): an InvalidArgumentError, as the op definition rejects it before any kernel is looked up.
 [[noreturn]] void throw_dtype_not_allowed(OpId op, const OpDef& def, DType dtype) {
   // The list is in the order of the op's TensorFlow definition: most list their types, the
-  // reductions, Relu and AddN use TensorFlow's `numbertypes`, Softmax its own order.
+  // reductions, Relu, AddN, the scans and TopKV2 use TensorFlow's `numbertypes` (TopKV2's
+  // `realnumbertypes` in the same order), Softmax its own order.
   constexpr DType kListed[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
                                DType::kInt32,    DType::kInt64,   DType::kBool};
   constexpr DType kNumberTypes[] = {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
@@ -89,6 +90,9 @@ Device& resource_device(const OpCall& call) {
     case OpId::kMin:
     case OpId::kRelu:
     case OpId::kAddN:
+    case OpId::kCumsum:
+    case OpId::kCumprod:
+    case OpId::kTopKV2:
       order = kNumberTypes;
       break;
     case OpId::kSoftmax:
@@ -122,7 +126,8 @@ Device& resource_device(const OpCall& call) {
 void execute(const OpCall& call, Tensor* results) {
   check_scope_nesting();
   const OpDef& def = op_def(call.op);
-  if (call.attrs.index() != def.attrs_index || call.num_outputs != def.num_outputs ||
+  if (call.attrs.index() != def.attrs_index ||
+      (def.num_outputs != kVariadic && call.num_outputs != def.num_outputs) ||
       (def.num_inputs != kVariadic && call.num_inputs != def.num_inputs)) {
     throw InternalError(
         fmt::format("{} was called with a signature its op table row does not "
