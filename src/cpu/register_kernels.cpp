@@ -34,6 +34,7 @@ void register_kernels(runtime::KernelTable& table) {
     register_variant_kernels(table);  // the library's own compile: baseline, or native
   }
   detail::set_active_cpu_variant(variant);
+  register_array_kernels(table);
   register_creation_kernels(table);
   register_linalg_kernels(table);
   register_shape_kernels(table);

@@ -10,6 +10,7 @@ namespace eagle::cpu {
 // kernel variants]).
 void register_kernels(runtime::KernelTable& table);
 
+void register_array_kernels(runtime::KernelTable& table);
 void register_creation_kernels(runtime::KernelTable& table);
 void register_linalg_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
