@@ -8,6 +8,7 @@
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
+#include "kernels/top_k_rank.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -17,16 +18,7 @@ using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
-// Greater value first; NaN above every number; equal values (and NaNs) in index order.
-template <class C>
-bool ranks_before(C a, std::int32_t ia, C b, std::int32_t ib) {
-  if constexpr (std::is_floating_point_v<C>) {
-    const bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb) return na && nb ? ia < ib : na;
-  }
-  if (a != b) return a > b;
-  return ia < ib;
-}
+using kernels::ranks_before;  // shared with the CUDA kernel
 
 template <class T>
 struct TopKKernel {
