@@ -1,6 +1,6 @@
 // Kernel-table entries of the shape ops on CUDA devices. Reshape, ExpandDims and Squeeze only
-// relabel the bytes (tensors are immutable); Transpose, ConcatV2 and Slice move them
-// (layout_kernels.cu).
+// relabel the bytes (tensors are immutable); Transpose, ConcatV2, Slice, Split, SplitV, Pack and
+// Unpack move them (layout_kernels.cu).
 #include "cuda_kernels.hpp"
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
@@ -58,6 +58,63 @@ struct SliceKernel {
   }
 };
 
+// Split and SplitV: consecutive boxes along the axis (one gather each); one output is the input.
+template <class T>
+struct SplitKernel {
+  static void run(KernelContext& ctx) {
+    if (ctx.num_outputs() == 1) {
+      ctx.set_output(0, ctx.input_tensor(0));
+      return;
+    }
+    const LaunchScope scope(ctx);
+    const runtime::TensorImpl& x = ctx.input(0);
+    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      launch_slice(scope, x.data(), x.shape(), begin, ctx.output_shape(i), sizeof(T),
+                   ctx.allocate_output(i)->data());
+      begin[static_cast<std::size_t>(axis)] += ctx.output_shape(i)[axis];
+    }
+  }
+};
+
+// Output i: the box of size 1 at i along the axis (the same bytes as the output's shape).
+template <class T>
+struct UnpackKernel {
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    const runtime::TensorImpl& x = ctx.input(0);
+    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
+    Shape box = x.shape();
+    box[axis] = 1;
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      begin[static_cast<std::size_t>(axis)] = i;
+      launch_slice(scope, x.data(), x.shape(), begin, box, sizeof(T),
+                   ctx.allocate_output(i)->data());
+    }
+  }
+};
+
+// A concat of the inputs seen with a dimension of 1 inserted at the axis.
+template <class T>
+struct PackKernel {
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    std::vector<const void*> data;
+    std::vector<Shape> shapes;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      data.push_back(ctx.input(i).data());
+      Shape s = ctx.output_shape();
+      s[axis] = 1;
+      shapes.push_back(s);
+    }
+    launch_concat(scope, data, shapes, axis, sizeof(T), out->data());
+  }
+};
+
 }  // namespace
 
 void register_shape_kernels(runtime::KernelTable& table) {
@@ -67,6 +124,10 @@ void register_shape_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kTranspose, DeviceType::kGPU, TransposeKernel>(table);
   kernels::register_op<OpId::kConcatV2, DeviceType::kGPU, ConcatKernel>(table);
   kernels::register_op<OpId::kSlice, DeviceType::kGPU, SliceKernel>(table);
+  kernels::register_op<OpId::kSplit, DeviceType::kGPU, SplitKernel>(table);
+  kernels::register_op<OpId::kSplitV, DeviceType::kGPU, SplitKernel>(table);
+  kernels::register_op<OpId::kPack, DeviceType::kGPU, PackKernel>(table);
+  kernels::register_op<OpId::kUnpack, DeviceType::kGPU, UnpackKernel>(table);
 }
 
 }  // namespace eagle::cuda
