@@ -1,5 +1,5 @@
 // Reductions (Sum, Mean, Max, Min, Prod, Any, All) over any axes, their composites (variance,
-// std, logsumexp), ArgMax and ArgMin.
+// std, logsumexp), ArgMax and ArgMin, and the scans Cumsum and Cumprod.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -136,5 +136,31 @@ Tensor arg_reduce(OpId op, const Tensor& x, int axis) {
 
 Tensor argmax(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMax, x, axis); }
 Tensor argmin(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMin, x, axis); }
+
+namespace {
+
+Tensor scan(OpId op, const Tensor& x, int axis, bool exclusive, bool reverse) {
+  ops::check_defined(x, op);
+  const int rank = x.rank();
+  // TensorFlow's ScanOp prints the axis after adding the rank to a negative one.
+  if (axis < -rank || axis >= rank) {
+    ops::throw_invalid(
+        op, fmt::format("ScanOp: Expected scan axis in the range [{}, {}), but got {}", -rank, rank,
+                        axis < 0 ? axis + rank : axis));
+  }
+  const int a = axis < 0 ? axis + rank : axis;
+  return ops::run_unary(op, x, x.shape(), x.dtype(),
+                        ops::OpAttrs{ops::ScanAttrs{a, exclusive, reverse}});
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
+  return scan(OpId::kCumsum, x, axis, exclusive, reverse);
+}
+
+Tensor cumprod(const Tensor& x, int axis, bool exclusive, bool reverse) {
+  return scan(OpId::kCumprod, x, axis, exclusive, reverse);
+}
 
 }  // namespace eagle

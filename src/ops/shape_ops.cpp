@@ -1,5 +1,7 @@
-// reshape, transpose, expand_dims, squeeze, concat, slice.
+// reshape, transpose, expand_dims, squeeze, concat, slice, stack, unstack, split, tile, pad,
+// reverse, broadcast_to, shape, tensordot.
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include <fmt/format.h>
@@ -256,48 +258,291 @@ int stack_axis(int axis, int rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+// An output shape built a dimension at a time as TensorShape::AddDimWithStatus does: a negative
+// size (an int64 sum or product that wrapped) and an element count past int64 are TensorFlow's
+// errors, raised at the dimension where the kernel would raise them.
+class ShapeBuilder {
+ public:
+  explicit ShapeBuilder(OpId op) : op_(op) {}
+  void add(std::int64_t d) {
+    if (d < 0) ops::throw_invalid(op_, fmt::format("Expected a non-negative size, got {}", d));
+    std::int64_t next = 0;
+    if (__builtin_mul_overflow(count_, d, &next)) {
+      ops::throw_invalid(op_, fmt::format("Encountered overflow when multiplying {} with {}, "
+                                          "result: -1",
+                                          count_, d));
+    }
+    count_ = next;
+    shape_.push_back(d);
+  }
+  const Shape& shape() const { return shape_; }
+
+ private:
+  OpId op_;
+  Shape shape_;
+  std::int64_t count_ = 1;
+};
+
+// a * b and a + b as int64 arithmetic that wraps, as TensorFlow's kernels compute sizes.
+std::int64_t wrapping_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+std::vector<Tensor> run_split(OpId op, const Tensor& x, int axis,
+                              const std::vector<Shape>& shapes) {
+  std::vector<runtime::TensorSpec> specs;
+  specs.reserve(shapes.size());
+  for (const Shape& s : shapes) specs.push_back({s, x.dtype()});
+  const ops::OpAttrs attrs{ops::AxisAttrs{axis}};
+  return runtime::execute_n(
+      {op, x.dtype(), &x, 1, specs.data(), static_cast<int>(specs.size()), attrs});
+}
+
+// Split's and SplitV's check of split_dim (TensorFlow prints the rank with a '-' before it).
+int split_axis(OpId op, int axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    ops::throw_invalid(
+        op, fmt::format("-input rank(-{}) <= split_dim < input rank ({}), but got {}", rank, rank,
+                        axis));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
 }  // namespace
 
 Tensor stack(const std::vector<Tensor>& values, int axis) {
   if (values.empty()) return zeros({0});  // as tf.stack([])
-  for (std::size_t i = 0; i < values.size(); ++i)
-    ops::check_defined(values[i], OpId::kConcatV2, static_cast<int>(i));
+  const int n = static_cast<int>(values.size());
+  for (int i = 0; i < n; ++i) ops::check_defined(values[i], OpId::kPack, i);
   const Tensor& first = values[0];
   const int a = stack_axis(axis, first.rank() + 1);
-  for (std::size_t i = 1; i < values.size(); ++i) {
-    if (values[i].dtype() != first.dtype()) {
-      throw InvalidArgumentError(
-          fmt::format("cannot compute Pack as input #{}(zero-based) was expected to be a {} "
-                      "tensor but is a {} tensor [Op:Pack]",
-                      i, dtype_runtime_name(first.dtype()), dtype_runtime_name(values[i].dtype())));
-    }
+  ops::check_same_dtype(OpId::kPack, values.data(), n);
+  for (int i = 1; i < n; ++i) {
     if (values[i].shape() != first.shape()) {
-      throw InvalidArgumentError(fmt::format(
-          "Shapes of all inputs must match: values[0].shape = {} != values[{}].shape = {} "
-          "[Op:Pack]",
-          first.shape().to_string(), i, values[i].shape().to_string()));
+      ops::throw_invalid(OpId::kPack,
+                         fmt::format("Shapes of all inputs must match: values[0].shape "
+                                     "= {} != values[{}].shape = {}",
+                                     first.shape().to_string(), i, values[i].shape().to_string()));
     }
   }
-  std::vector<Tensor> expanded;
-  expanded.reserve(values.size());
-  for (const Tensor& v : values) expanded.push_back(expand_dims(v, a));
-  return expanded.size() == 1 ? expanded[0] : concat(expanded, a);
+  if (first.rank() == Shape::kMaxRank) {
+    ops::throw_invalid(OpId::kPack,
+                       fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
+  }
+  std::vector<std::int64_t> dims = first.shape().to_vector();
+  dims.insert(dims.begin() + a, n);
+  return runtime::execute1(OpId::kPack, first.dtype(), values.data(), n, Shape(dims), first.dtype(),
+                           ops::OpAttrs{ops::AxisAttrs{a}});
 }
 
 std::vector<Tensor> unstack(const Tensor& x, int axis) {
-  ops::check_defined(x, OpId::kSlice);
+  ops::check_defined(x, OpId::kUnpack);
   const int a = stack_axis(axis, x.rank());
-  const std::int64_t count = x.shape()[a];
-  std::vector<std::int64_t> begin(static_cast<std::size_t>(x.rank()), 0);
-  std::vector<std::int64_t> size(static_cast<std::size_t>(x.rank()), -1);
-  size[static_cast<std::size_t>(a)] = 1;
-  std::vector<Tensor> out;
-  out.reserve(static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) {
-    begin[static_cast<std::size_t>(a)] = i;
-    out.push_back(squeeze(slice(x, begin, size), {a}));
+  std::vector<std::int64_t> dims = x.shape().to_vector();
+  const std::int64_t count = dims[static_cast<std::size_t>(a)];
+  dims.erase(dims.begin() + a);
+  if (count > std::numeric_limits<int>::max()) {
+    ops::throw_invalid(OpId::kUnpack, fmt::format("Cannot unstack {} tensors", count));
   }
-  return out;
+  return run_split(OpId::kUnpack, x, a,
+                   std::vector<Shape>(static_cast<std::size_t>(count), Shape(dims)));
+}
+
+std::vector<Tensor> split(const Tensor& x, int num_split, int axis) {
+  ops::check_defined(x, OpId::kSplit);
+  // The attribute's own check comes first: TensorFlow refuses the op before running it.
+  if (num_split < 1) {
+    ops::throw_invalid(OpId::kSplit,
+                       fmt::format("Value for attr 'num_split' of {} must be at least "
+                                   "minimum 1",
+                                   num_split));
+  }
+  const int a = split_axis(OpId::kSplit, axis, x.rank());
+  const std::int64_t size = x.shape()[a];
+  if (size % num_split != 0) {
+    ops::throw_invalid(OpId::kSplit, fmt::format("Number of ways to split should evenly divide the "
+                                                 "split dimension, but got split_dim {} (size = "
+                                                 "{}) and num_split {}",
+                                                 a, size, num_split));
+  }
+  Shape part = x.shape();
+  part[a] = size / num_split;
+  return run_split(OpId::kSplit, x, a,
+                   std::vector<Shape>(static_cast<std::size_t>(num_split), part));
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size_splits, int axis) {
+  ops::check_defined(x, OpId::kSplitV);
+  const int num_split = static_cast<int>(size_splits.size());
+  if (num_split < 1) {
+    ops::throw_invalid(OpId::kSplitV, fmt::format("Value for attr 'num_split' of {} must be at "
+                                                  "least minimum 1",
+                                                  num_split));
+  }
+  const int a = split_axis(OpId::kSplitV, axis, x.rank());
+  const std::int64_t size = x.shape()[a];
+  std::vector<std::int64_t> sizes = size_splits;
+  if (num_split == 1) {
+    if (sizes[0] != size) {
+      ops::throw_invalid(OpId::kSplitV, fmt::format("If there is only one output, it must have the "
+                                                    "same size as the input. Input size: {} output "
+                                                    "size: {}",
+                                                    size, sizes[0]));
+    }
+    return run_split(OpId::kSplitV, x, a, {x.shape()});
+  }
+  // As SplitVOpBase: one -1 at most, no other negative size, and the known sizes must add up to
+  // the dimension exactly (no -1) or to at most it (the -1 takes the rest).
+  int inferred = -1;
+  std::int64_t determined = 0;
+  for (int i = 0; i < num_split; ++i) {
+    const std::int64_t s = sizes[static_cast<std::size_t>(i)];
+    if (s == -1) {
+      if (inferred != -1)
+        ops::throw_invalid(OpId::kSplitV, "There can only be one -1 in the input.");
+      inferred = i;
+    } else {
+      if (s < 0) {
+        ops::throw_invalid(OpId::kSplitV,
+                           fmt::format("Split size at index {} must be >= 0. Got: {}", i, s));
+      }
+      determined = wrapping_add(determined, s);
+    }
+  }
+  if ((inferred == -1 && determined != size) || (inferred != -1 && determined > size)) {
+    ops::throw_invalid(OpId::kSplitV,
+                       fmt::format("Determined shape must either match input shape along "
+                                   "split_dim exactly if fully specified, or be less than the size "
+                                   "of the input along split_dim if not fully specified.  Got: {}",
+                                   determined));
+  }
+  if (inferred != -1) sizes[static_cast<std::size_t>(inferred)] = size - determined;
+  std::vector<Shape> shapes;
+  for (std::int64_t s : sizes) {
+    Shape part = x.shape();
+    part[a] = s;
+    shapes.push_back(part);
+  }
+  return run_split(OpId::kSplitV, x, a, shapes);
+}
+
+Tensor tile(const Tensor& x, const std::vector<std::int64_t>& multiples) {
+  ops::check_defined(x, OpId::kTile);
+  const int rank = x.rank();
+  if (static_cast<int>(multiples.size()) != rank) {
+    ops::throw_invalid(OpId::kTile, fmt::format("Expected multiples argument to be a vector of "
+                                                "length {} but got length {}",
+                                                rank, multiples.size()));
+  }
+  ShapeBuilder out(OpId::kTile);
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t m = multiples[static_cast<std::size_t>(i)];
+    if (m < 0) {
+      ops::throw_invalid(OpId::kTile, fmt::format("Expected multiples[{}] >= 0, but got {}", i, m));
+    }
+    out.add(wrapping_mul(x.shape()[i], m));
+  }
+  return ops::run_unary(OpId::kTile, x, out.shape(), x.dtype(),
+                        ops::OpAttrs{ops::TileAttrs{multiples}});
+}
+
+Tensor pad(const Tensor& x, const std::vector<std::vector<std::int64_t>>& paddings,
+           const std::string& mode, double constant_values) {
+  std::string m = mode;
+  for (char& c : m) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // tf.pad picks the op: Pad for a zero constant (so -0.0 pads with +0.0), PadV2 for another,
+  // MirrorPad for REFLECT and SYMMETRIC.
+  OpId op;
+  if (m == "CONSTANT") {
+    op = constant_values == 0 ? OpId::kPad : OpId::kPadV2;
+  } else if (m == "REFLECT" || m == "SYMMETRIC") {
+    op = OpId::kMirrorPad;
+  } else {
+    throw InvalidArgumentError(
+        fmt::format("Value of argument `mode` expected to be one of "
+                    "\"CONSTANT\", \"REFLECT\", or \"SYMMETRIC\". Received "
+                    "`mode` = {}",
+                    m));
+  }
+  ops::check_defined(x, op);
+  const int rank = x.rank();
+  // The paddings as the matrix TensorFlow would make of the nested list: [0] when empty.
+  std::string paddings_shape = "[0]";
+  bool matrix = !paddings.empty();
+  if (matrix) {
+    const std::size_t columns = paddings[0].size();
+    for (const auto& row : paddings) matrix = matrix && row.size() == columns;
+    paddings_shape = fmt::format("[{},{}]", paddings.size(), columns);
+    matrix = matrix && columns == 2;
+  }
+  if (!matrix) {
+    ops::throw_invalid(op, "paddings must be a matrix with 2 columns: " + paddings_shape);
+  }
+  if (static_cast<int>(paddings.size()) != rank) {
+    ops::throw_invalid(
+        op, fmt::format("The first dimension of paddings must be the rank of "
+                        "inputs{}{} {}",
+                        paddings_shape, op == OpId::kMirrorPad ? "," : "", x.shape().to_string()));
+  }
+  ops::PadAttrs attrs{{}, {}, op == OpId::kPadV2 ? constant_values : 0.0, m == "SYMMETRIC"};
+  ShapeBuilder out(op);
+  for (int d = 0; d < rank; ++d) {
+    const std::int64_t before = paddings[static_cast<std::size_t>(d)][0];
+    const std::int64_t after = paddings[static_cast<std::size_t>(d)][1];
+    const std::int64_t size = x.shape()[d];
+    if (op != OpId::kMirrorPad) {
+      if (before < 0 || after < 0) {
+        ops::throw_invalid(op, fmt::format("Paddings must be non-negative: {} {}", before, after));
+      }
+    } else {
+      if (before < 0 || after < 0) {
+        ops::throw_invalid(op, fmt::format("paddings must be non-negative: {} {}", before, after));
+      }
+      if (!attrs.symmetric && (before >= size || after >= size)) {
+        ops::throw_invalid(op, fmt::format("paddings must be less than the dimension size: {}, {} "
+                                           "not less than {}",
+                                           before, after, size));
+      }
+      if (attrs.symmetric && (before > size || after > size)) {
+        ops::throw_invalid(op, fmt::format("paddings must be no greater than the dimension size: "
+                                           "{}, {} greater than {}",
+                                           before, after, size));
+      }
+    }
+    attrs.before.push_back(before);
+    attrs.after.push_back(after);
+    out.add(wrapping_add(wrapping_add(before, size), after));
+  }
+  return ops::run_unary(op, x, out.shape(), x.dtype(), ops::OpAttrs{std::move(attrs)});
+}
+
+Tensor reverse(const Tensor& x, const std::vector<int>& axis) {
+  ops::check_defined(x, OpId::kReverseV2);
+  const int rank = x.rank();
+  ops::ReverseAttrs attrs;
+  // TensorFlow's ReverseV2 returns a scalar as it is, whatever the axes.
+  if (rank > 0) {
+    std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+    for (std::size_t i = 0; i < axis.size(); ++i) {
+      const int a = axis[i] < 0 ? axis[i] + rank : axis[i];
+      if (a < 0 || a >= rank) {
+        ops::throw_invalid(OpId::kReverseV2, fmt::format("'axis'[{}] = {} is out of valid range "
+                                                         "[0, {}",
+                                                         i, axis[i], rank - 1));
+      }
+      if (seen[static_cast<std::size_t>(a)]) {
+        ops::throw_invalid(OpId::kReverseV2, fmt::format("axis {} specified more than once.", a));
+      }
+      seen[static_cast<std::size_t>(a)] = true;
+    }
+    for (int a = 0; a < rank; ++a) {
+      if (seen[static_cast<std::size_t>(a)]) attrs.axes.push_back(a);
+    }
+  }
+  return ops::run_unary(OpId::kReverseV2, x, x.shape(), x.dtype(), ops::OpAttrs{std::move(attrs)});
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {

@@ -1,9 +1,10 @@
-// Shape ops: reshape, transpose, expand_dims, squeeze, concat, slice, stack, unstack,
-// broadcast_to, shape, tensordot. Indexing (t[i],
+// Shape ops: reshape, transpose, expand_dims, squeeze, concat, slice, stack, unstack, split,
+// tile, pad, reverse, broadcast_to, shape, tensordot. Indexing (t[i],
 // t[Slice{a, b}]) is on Tensor itself (eagle/tensor.hpp) and built on these.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "eagle/shape.hpp"
@@ -20,10 +21,26 @@ Tensor concat(const std::vector<Tensor>& values, int axis);
 Tensor slice(const Tensor& x, const std::vector<std::int64_t>& begin,
              const std::vector<std::int64_t>& size);
 
-// tf.stack / tf.unstack: join tensors of one shape along a new axis, or split one along an axis.
-// Built from expand_dims + concat and slice + squeeze (placement logs show those ops).
+// tf.stack / tf.unstack (ops Pack, Unpack): join tensors of one shape along a new axis, or cut one
+// into the slices along an axis (an axis of size 0 gives no tensors).
 Tensor stack(const std::vector<Tensor>& values, int axis = 0);
 std::vector<Tensor> unstack(const Tensor& x, int axis = 0);
+// tf.split: num_split equal parts along `axis` (op Split), or parts of the given sizes, one of
+// which may be -1 for the rest (op SplitV). A one-element size list must be spelled as a vector
+// (split(x, std::vector<std::int64_t>{3})): split(x, {3}) is three equal parts.
+std::vector<Tensor> split(const Tensor& x, int num_split, int axis = 0);
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& size_splits,
+                          int axis = 0);
+// tf.tile: x repeated multiples[i] times along each dimension i.
+Tensor tile(const Tensor& x, const std::vector<std::int64_t>& multiples);
+// tf.pad: paddings[i] = {before, after} for dimension i. mode (any case): "CONSTANT" fills with
+// constant_values (op Pad when it is 0, so -0.0 pads with +0.0, else PadV2; the value is converted
+// to x's dtype, so int64 fills past 2^53 round as in fill()), "REFLECT" mirrors without the edge
+// and "SYMMETRIC" with it (op MirrorPad).
+Tensor pad(const Tensor& x, const std::vector<std::vector<std::int64_t>>& paddings,
+           const std::string& mode = "CONSTANT", double constant_values = 0);
+// tf.reverse (op ReverseV2): x with the listed axes reversed (negative axes count from the end).
+Tensor reverse(const Tensor& x, const std::vector<int>& axis);
 // x broadcast to `shape` (NumPy rules; x's shape must broadcast to exactly `shape`).
 Tensor broadcast_to(const Tensor& x, const Shape& shape);
 // tf.shape: the shape as an int32 vector.

@@ -58,6 +58,14 @@ Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 Tensor round(const Tensor& x);  // half to even (banker's rounding), as tf.round
 Tensor sign(const Tensor& x);   // -1, 0 or 1; NaN stays NaN
+
+// ---- Scans -------------------------------------------------------------------------------------
+// tf.math.cumsum / tf.math.cumprod (ops Cumsum, Cumprod) along `axis`: exclusive leaves each
+// element out of its own sum (the first is 0, or 1 for the product), reverse scans from the end.
+// Sequential in x's dtype as TensorFlow's CPU kernel: 16-bit floats round at every step, integers
+// wrap.
+Tensor cumsum(const Tensor& x, int axis = 0, bool exclusive = false, bool reverse = false);
+Tensor cumprod(const Tensor& x, int axis = 0, bool exclusive = false, bool reverse = false);
 // bool tensors of the elementwise tests, floating inputs.
 Tensor is_nan(const Tensor& x);
 Tensor is_inf(const Tensor& x);
