@@ -461,6 +461,11 @@ const std::vector<OpId> kAddNOps = {OpId::kAddN};
 const std::vector<OpId> kSoftmaxOps = {OpId::kSoftmax};
 const std::vector<OpId> kShapeOps = {OpId::kReshape, OpId::kTranspose, OpId::kExpandDims,
                                      OpId::kSqueeze, OpId::kConcatV2,  OpId::kSlice};
+const std::vector<OpId> kArrayOps = {OpId::kTile,      OpId::kPad,       OpId::kPadV2,
+                                     OpId::kMirrorPad, OpId::kReverseV2, OpId::kSplit,
+                                     OpId::kSplitV,    OpId::kPack,      OpId::kUnpack};
+const std::vector<OpId> kScanOps = {OpId::kCumsum, OpId::kCumprod};
+const std::vector<OpId> kSortOps = {OpId::kTopKV2};
 
 Tensor apply_binary(OpId op, const Tensor& x, const Tensor& y) {
   switch (op) {
@@ -595,9 +600,9 @@ const std::vector<Shape> kElementwiseShapes = {{},     {0},    {1},     {3},    
 
 TEST_CASE("the suite compares every op the GPU kernel set declares") {
   std::set<OpId> suite;
-  for (const auto* ops :
-       {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps, &kUnaryOps, &kReduceOps,
-        &kArgMaxOps, &kMatMulOps, &kAddNOps, &kSoftmaxOps, &kShapeOps}) {
+  for (const auto* ops : {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps,
+                          &kUnaryOps, &kReduceOps, &kArgMaxOps, &kMatMulOps, &kAddNOps,
+                          &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps, &kSortOps}) {
     suite.insert(ops->begin(), ops->end());
   }
   std::string missing;
@@ -1535,6 +1540,195 @@ TEST_CASE("reshape, expand_dims, squeeze, transpose, concat and slice move bytes
         compare_op(
             &coverage, OpId::kSlice, d, what,
             [&] { return eagle::slice(t, cases[c].begin, cases[c].size); }, exact());
+      }
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("tile, pad, reverse, split, stack and unstack move bytes exactly") {
+  HardPlacement hard;
+  Coverage coverage(kArrayOps);
+  const auto part = [](std::vector<Tensor> parts, std::size_t i) { return parts.at(i); };
+  for (DType d : kAllDTypes) {
+    const Tensor x = make(d, {3, 4, 5}, Domain::kGeneral, 31, true);
+    const Tensor y = make(d, {3, 4, 5}, Domain::kGeneral, 32, true);
+    const Tensor e = make(d, {0, 3}, Domain::kGeneral, 33);
+    const Tensor scalar = make(d, {}, Domain::kGeneral, 34);
+    const Tensor row = make(d, {1030}, Domain::kGeneral, 35, true);
+    if (gpu_implements(OpId::kTile, d)) {
+      for (const auto& m :
+           std::vector<std::vector<std::int64_t>>{{1, 1, 1}, {2, 1, 3}, {1, 3, 1}, {0, 2, 2}}) {
+        compare_op(
+            &coverage, OpId::kTile, d,
+            "[3,4,5] multiples " + std::to_string(m[0] * 100 + m[1] * 10 + m[2]),
+            [&] { return eagle::tile(x, m); }, exact());
+      }
+      compare_op(
+          &coverage, OpId::kTile, d, "[1030] x 70", [&] { return eagle::tile(row, {70}); },
+          exact());
+      compare_op(
+          &coverage, OpId::kTile, d, "scalar", [&] { return eagle::tile(scalar, {}); }, exact());
+    }
+    const std::vector<std::vector<std::int64_t>> paddings = {{1, 2}, {3, 0}, {2, 4}};
+    if (gpu_implements(OpId::kPad, d)) {
+      compare_op(
+          &coverage, OpId::kPad, d, "[3,4,5]", [&] { return eagle::pad(x, paddings); }, exact());
+      compare_op(
+          &coverage, OpId::kPad, d, "[0,3]",
+          [&] {
+            return eagle::pad(e, {{1, 1}, {0, 2}});
+          },
+          exact());
+    }
+    if (gpu_implements(OpId::kPadV2, d)) {
+      for (double value : {1.0, -2.5, kNaN, 1e10}) {
+        compare_op(
+            &coverage, OpId::kPadV2, d, "[3,4,5] with " + show(value),
+            [&] { return eagle::pad(x, paddings, "CONSTANT", value); }, exact());
+      }
+    }
+    if (gpu_implements(OpId::kMirrorPad, d)) {
+      for (const std::string mode : {"REFLECT", "SYMMETRIC"}) {
+        compare_op(
+            &coverage, OpId::kMirrorPad, d, "[3,4,5] " + mode,
+            [&] {
+              return eagle::pad(x, {{2, 1}, {3, 3}, {0, 4}}, mode);
+            },
+            exact());
+        compare_op(
+            &coverage, OpId::kMirrorPad, d, "[1030] " + mode,
+            [&] {
+              return eagle::pad(row, {{1029, 5}}, mode);
+            },
+            exact());
+      }
+    }
+    if (gpu_implements(OpId::kReverseV2, d)) {
+      for (const auto& axes : std::vector<std::vector<int>>{{}, {0}, {2}, {0, 1}, {0, 1, 2}}) {
+        compare_op(
+            &coverage, OpId::kReverseV2, d, "[3,4,5] " + std::to_string(axes.size()) + " axes",
+            [&] { return eagle::reverse(x, axes); }, exact());
+      }
+      compare_op(
+          &coverage, OpId::kReverseV2, d, "[1030]", [&] { return eagle::reverse(row, {0}); },
+          exact());
+    }
+    if (gpu_implements(OpId::kSplit, d)) {
+      for (std::size_t i = 0; i < 2; ++i) {
+        compare_op(
+            &coverage, OpId::kSplit, d, "[3,4,5] in 2 along 1, part " + std::to_string(i),
+            [&] { return part(eagle::split(x, 2, 1), i); }, exact());
+      }
+      compare_op(
+          &coverage, OpId::kSplit, d, "[3,4,5] in 5 along 2, part 4",
+          [&] { return part(eagle::split(x, 5, 2), 4); }, exact());
+      compare_op(
+          &coverage, OpId::kSplit, d, "one part", [&] { return part(eagle::split(x, 1), 0); },
+          exact());
+    }
+    if (gpu_implements(OpId::kSplitV, d)) {
+      for (std::size_t i = 0; i < 3; ++i) {
+        compare_op(
+            &coverage, OpId::kSplitV, d, "[3,4,5] sizes 2,-1,0 along 2, part " + std::to_string(i),
+            [&] {
+              return part(eagle::split(x, {2, -1, 0}, 2), i);
+            },
+            exact());
+      }
+    }
+    if (gpu_implements(OpId::kPack, d)) {
+      for (int axis : {0, 1, 3, -1}) {
+        compare_op(
+            &coverage, OpId::kPack, d, "3 x [3,4,5] axis " + std::to_string(axis),
+            [&] {
+              return eagle::stack({x, y, x}, axis);
+            },
+            exact());
+      }
+      compare_op(
+          &coverage, OpId::kPack, d, "scalars",
+          [&] {
+            return eagle::stack({scalar, scalar});
+          },
+          exact());
+      compare_op(
+          &coverage, OpId::kPack, d, "[0,3]",
+          [&] {
+            return eagle::stack({e, e}, 1);
+          },
+          exact());
+    }
+    if (gpu_implements(OpId::kUnpack, d)) {
+      for (int axis : {0, 1, 2}) {
+        compare_op(
+            &coverage, OpId::kUnpack, d, "[3,4,5] axis " + std::to_string(axis) + ", part 2",
+            [&] { return part(eagle::unstack(x, axis), 2); }, exact());
+      }
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("cumsum and cumprod on each axis, exclusive and reverse, long axes") {
+  HardPlacement hard;
+  Coverage coverage(kScanOps);
+  for (OpId op : kScanOps) {
+    const auto scan = op == OpId::kCumsum ? eagle::cumsum : eagle::cumprod;
+    for (DType d : gpu_dtypes(op)) {
+      const Tensor x = make(d, {3, 4, 5}, Domain::kUnit, 41, true);
+      for (int axis : {0, 1, 2, -1}) {
+        for (int flags = 0; flags < 4; ++flags) {
+          compare_op(
+              &coverage, op, d,
+              "[3,4,5] axis " + std::to_string(axis) + " flags " + std::to_string(flags),
+              [&] { return scan(x, axis, (flags & 1) != 0, (flags & 2) != 0); }, exact());
+        }
+      }
+      const Tensor long_axis = make(d, {2, 4099}, Domain::kUnit, 42);
+      compare_op(
+          &coverage, op, d, "[2,4099] axis 1", [&] { return scan(long_axis, 1, false, false); },
+          exact());
+      const Tensor empty = make(d, {0, 3}, Domain::kUnit, 43);
+      compare_op(
+          &coverage, op, d, "[0,3]", [&] { return scan(empty, 1, true, true); }, exact());
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("top_k, sort and argsort: ties, NaN, sorted and not, long rows") {
+  HardPlacement hard;
+  Coverage coverage(kSortOps);
+  for (DType d : gpu_dtypes(OpId::kTopKV2)) {
+    const Tensor ties = make(d, {7, 33}, Domain::kSmall, 51, true);
+    const Tensor general = make(d, {3, 1030}, Domain::kGeneral, 52, true);
+    const Tensor empty = make(d, {4, 0}, Domain::kGeneral, 53);
+    for (const Tensor* x : {&ties, &general}) {
+      for (int k : {0, 1, 5, 33}) {
+        for (bool sorted : {true, false}) {
+          const std::string what =
+              x->shape().to_string() + " k " + std::to_string(k) + (sorted ? "" : " unsorted");
+          compare_op(
+              &coverage, OpId::kTopKV2, d, what + " values",
+              [&] { return eagle::top_k(*x, k, sorted).values; }, exact());
+          compare_op(
+              &coverage, OpId::kTopKV2, d, what + " indices",
+              [&] { return eagle::top_k(*x, k, sorted).indices; }, exact());
+        }
+      }
+    }
+    compare_op(
+        &coverage, OpId::kTopKV2, d, "[4,0] k 0", [&] { return eagle::top_k(empty, 0).values; },
+        exact());
+    for (int axis : {0, 1}) {
+      for (const std::string direction : {"ASCENDING", "DESCENDING"}) {
+        compare_op(
+            &coverage, OpId::kTopKV2, d, "sort axis " + std::to_string(axis) + " " + direction,
+            [&] { return eagle::sort(ties, axis, direction); }, exact());
+        compare_op(
+            &coverage, OpId::kTopKV2, d, "argsort axis " + std::to_string(axis) + " " + direction,
+            [&] { return eagle::argsort(general, axis, direction); }, exact());
       }
     }
   }

@@ -84,7 +84,7 @@ TEST_CASE("the op table's rows are consistent") {
     const runtime::OpDef& def = runtime::kOpDefs[static_cast<std::size_t>(o)];
     INFO(def.name);
     CHECK(names.insert(def.name).second);
-    CHECK(def.num_outputs >= 1);
+    CHECK((def.num_outputs >= 1 || def.num_outputs == runtime::kVariadic));
     CHECK(def.attrs_index < std::variant_size_v<ops::OpAttrs>);
     // A GPU kernel set is a subset of the CPU's: simulated GPUs run the CPU kernels.
     CHECK((def.gpu_dtypes & ~def.cpu_dtypes) == 0u);
@@ -92,6 +92,9 @@ TEST_CASE("the op table's rows are consistent") {
   CHECK(runtime::op_name(OpId::kTopKV2) == "TopKV2");
   CHECK(runtime::op_def(OpId::kTopKV2).num_outputs == 2);
   CHECK(runtime::op_def(OpId::kAddN).num_inputs == runtime::kVariadic);
+  CHECK(runtime::op_def(OpId::kSplit).num_outputs == runtime::kVariadic);
+  CHECK(runtime::op_def(OpId::kUnpack).num_outputs == runtime::kVariadic);
+  CHECK(runtime::op_def(OpId::kPack).num_inputs == runtime::kVariadic);
   CHECK(runtime::op_def(OpId::kMatMul).attrs_index == ops::attrs_index<ops::MatMulAttrs>());
   CHECK(runtime::op_def(OpId::kLess).gradient == runtime::Gradient::kNoGradient);
   CHECK(runtime::op_def(OpId::kMul).gradient == runtime::Gradient::kDifferentiable);
@@ -135,7 +138,8 @@ TEST_CASE("top_k: two outputs from one op, TensorFlow's values, ties and NaN") {
   eagle_test::CapturedLog log;
   const Tensor x = eagle::constant({3.f, 1.f, 4.f, 1.f, 5.f, 9.f, 2.f, 6.f}, eagle::Shape{2, 4});
   const eagle::TopK top = eagle::top_k(x, 2);
-  CHECK(log.lines() == std::vector<std::string>{"Executing op TopKV2 in device " + kCpu0});
+  // A GPU kernel since TopKV2 has one: GPU:0 by default, as TensorFlow places it.
+  CHECK(log.lines() == std::vector<std::string>{"Executing op TopKV2 in device " + kGpu0});
   CHECK(top.values.shape() == eagle::Shape{2, 2});
   CHECK(top.values.to_vector<float>() == std::vector<float>{4, 3, 9, 6});
   CHECK(top.indices.dtype() == DType::kInt32);
@@ -161,13 +165,16 @@ TEST_CASE("top_k: two outputs from one op, TensorFlow's values, ties and NaN") {
                                       "[Op:TopKV2]"));
 }
 
-TEST_CASE("top_k has no GPU kernel: soft placement runs it on the CPU, hard placement refuses") {
+TEST_CASE("top_k runs on a GPU, hard placement included") {
   const Tensor x = eagle::constant({3.f, 1.f, 4.f});
   auto scope = eagle::device("/GPU:0");
-  CHECK(eagle::top_k(x, 1).values.device() == kCpu0);
   eagle::config::set_soft_device_placement(false);
-  CHECK_THROWS_AS(eagle::top_k(x, 1), eagle::InvalidArgumentError);
+  const eagle::TopK top = eagle::top_k(x, 2);
   eagle::config::set_soft_device_placement(true);
+  CHECK(top.values.device() == kGpu0);
+  CHECK(top.indices.device() == kGpu0);
+  CHECK(top.values.to_vector<float>() == std::vector<float>{4.f, 3.f});
+  CHECK(top.indices.to_vector<std::int32_t>() == std::vector<std::int32_t>{2, 0});
 }
 
 TEST_CASE("a listener sees op, attributes, the caller's inputs, outputs and device") {
@@ -198,7 +205,7 @@ TEST_CASE("a listener sees op, attributes, the caller's inputs, outputs and devi
   CHECK(sum.item<float>() == 10.f);
   const auto& top = recorder.records[2];
   CHECK(top.op == OpId::kTopKV2);
-  CHECK(top.device == kCpu0);
+  CHECK(top.device == kGpu0);
   REQUIRE(top.outputs.size() == 2);
   CHECK(runtime::impl_of(top.outputs[0]) == runtime::impl_of(top_values));
   CHECK(std::get<ops::TopKAttrs>(top.attrs).k == 1);
@@ -272,15 +279,16 @@ TEST_CASE("an op on a resource runs on the resource's device whatever the scope"
       eagle::InvalidArgumentError,
       Catch::Message("Cannot colocate the resources of AddV2: input #1 is on " + kGpu0 +
                      " but an earlier resource input is on " + kGpu1 + " [Op:AddV2]"));
-  // A resource on a device without a kernel for the op: TopKV2 has no GPU kernel.
-  const runtime::TensorSpec tops[2] = {{eagle::Shape{1}, DType::kFloat32},
-                                       {eagle::Shape{1}, DType::kInt32}};
-  Tensor results[2];
-  const ops::OpAttrs k1{ops::TopKAttrs{1, true}};
-  CHECK_THROWS_AS(
-      runtime::execute({OpId::kTopKV2, DType::kFloat32, &resource, 1, tops, 2, k1, false, 0b1u},
-                       results),
-      eagle::NotFoundError);
+  // A resource on a device without a kernel for the op: integer MatMul has no GPU kernel.
+  const Tensor int_resource = eagle::with_device("/GPU:1", [] {
+    return eagle::constant({1, 2, 3, 4}, eagle::Shape{2, 2});
+  });
+  const Tensor operands[2] = {int_resource, int_resource};
+  const runtime::TensorSpec product{eagle::Shape{2, 2}, DType::kInt32};
+  const ops::OpAttrs no_transposes{ops::MatMulAttrs{false, false}};
+  CHECK_THROWS_AS(runtime::execute1({OpId::kMatMul, DType::kInt32, operands, 2, &product, 1,
+                                     no_transposes, false, 0b1u}),
+                  eagle::NotFoundError);
 }
 
 TEST_CASE("mutable_input is for resource inputs and drops the stale copies on other devices") {
