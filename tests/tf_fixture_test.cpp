@@ -180,6 +180,47 @@ const std::map<std::string, OpFn>& ops() {
       const auto parts = eagle::unstack(in.at(0), static_cast<int>(a["axis"].integer()));
       return parts.at(static_cast<std::size_t>(a["index"].integer()));
     };
+    const auto axis_of = [](const Json& a) { return static_cast<int>(a["axis"].integer()); };
+    const auto int64s = [](const Json& j) {
+      std::vector<std::int64_t> out;
+      for (const Json& v : j.array()) out.push_back(v.integer());
+      return out;
+    };
+    t["tile"] = [int64s](const Inputs& in, const Json& a) {
+      return eagle::tile(in.at(0), int64s(a["multiples"]));
+    };
+    t["pad"] = [int64s](const Inputs& in, const Json& a) {
+      std::vector<std::vector<std::int64_t>> paddings;
+      for (const Json& row : a["paddings"].array()) paddings.push_back(int64s(row));
+      const std::string mode = a.has("mode") ? a["mode"].str() : "CONSTANT";
+      const double value = a.has("constant_values") ? decode(a["constant_values"]) : 0.0;
+      return eagle::pad(in.at(0), paddings, mode, value);
+    };
+    t["reverse"] = [](const Inputs& in, const Json& a) {
+      return eagle::reverse(in.at(0), ints(a["axis"]));
+    };
+    const auto scan_of = [axis_of](auto fn) {
+      return [fn, axis_of](const Inputs& in, const Json& a) {
+        const bool exclusive = a.has("exclusive") && a["exclusive"].boolean();
+        const bool reverse = a.has("reverse") && a["reverse"].boolean();
+        return fn(in.at(0), axis_of(a), exclusive, reverse);
+      };
+    };
+    t["cumsum"] = scan_of(eagle::cumsum);
+    t["cumprod"] = scan_of(eagle::cumprod);
+    t["split"] = [int64s, axis_of](const Inputs& in, const Json& a) {
+      const auto parts =
+          a.has("num_split")
+              ? eagle::split(in.at(0), static_cast<int>(a["num_split"].integer()), axis_of(a))
+              : eagle::split(in.at(0), int64s(a["size_splits"]), axis_of(a));
+      return parts.at(static_cast<std::size_t>(a["index"].integer()));
+    };
+    t["sort"] = [axis_of](const Inputs& in, const Json& a) {
+      return eagle::sort(in.at(0), axis_of(a), a["direction"].str());
+    };
+    t["argsort"] = [axis_of](const Inputs& in, const Json& a) {
+      return eagle::argsort(in.at(0), axis_of(a), a["direction"].str());
+    };
     t["broadcast_to"] = [](const Inputs& in, const Json& a) {
       return eagle::broadcast_to(in.at(0), shape_of(a["shape"]));
     };
