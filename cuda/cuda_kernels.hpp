@@ -15,5 +15,7 @@ void register_softmax_kernels(runtime::KernelTable& table);
 void register_add_n_kernels(runtime::KernelTable& table);
 void register_matmul_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
+void register_index_kernels(runtime::KernelTable& table);
+void register_einsum_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -10,6 +10,8 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_add_n_kernels(table);
   register_matmul_kernels(table);
   register_shape_kernels(table);
+  register_index_kernels(table);
+  register_einsum_kernels(table);
 }
 
 }  // namespace eagle::cuda
