@@ -141,7 +141,7 @@ TEST_CASE("gather_nd errors are TensorFlow's", "[ops][index][errors]") {
 
 // ---- where, boolean_mask ------------------------------------------------------------------------
 
-TEST_CASE("where gives coordinates; where(c, x, y) selects with broadcasting", "[ops][index]") {
+TEST_CASE("where gives coordinates, where(c, x, y) selects with broadcasting", "[ops][index]") {
   check<std::int64_t>(eagle::where(eagle::constant({{true, false}, {false, true}})), {2, 2},
                       {0, 0, 1, 1});
   // Nonzero numbers count: NaN does, -0.0 does not.
