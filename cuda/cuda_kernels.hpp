@@ -17,5 +17,7 @@ void register_matmul_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
 void register_array_kernels(runtime::KernelTable& table);
 void register_sort_kernels(runtime::KernelTable& table);
+void register_index_kernels(runtime::KernelTable& table);
+void register_einsum_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

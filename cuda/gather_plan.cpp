@@ -60,4 +60,12 @@ GatherPlan make_slice_plan(const Shape& in, const std::vector<std::int64_t>& beg
   return plan;
 }
 
+GatherPlan make_strided_plan(std::int64_t base, const std::vector<std::int64_t>& dims,
+                             const std::vector<std::int64_t>& strides) {
+  GatherPlan plan;
+  plan.base = base;
+  for (std::size_t d = 0; d < dims.size(); ++d) append(plan, dims[d], strides[d]);
+  return plan;
+}
+
 }  // namespace eagle::cuda

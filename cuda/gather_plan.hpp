@@ -1,6 +1,6 @@
-// Transpose and slice as one strided gather: out[i] = in[base + sum_d digit_d * strides[d]],
-// digits of i in the mixed radix `dims` (row-major), reduced to the fewest dimensions. Host code
-// only (no CUDA), unit-tested on any machine.
+// Transpose, slice and strided slice as one strided gather: out[i] = in[base + sum_d digit_d *
+// strides[d]], digits of i in the mixed radix `dims` (row-major), reduced to the fewest dimensions.
+// Host code only (no CUDA), unit-tested on any machine.
 #pragma once
 
 #include <cstdint>
@@ -25,5 +25,9 @@ GatherPlan make_transpose_plan(const Shape& in, const std::vector<int>& perm);
 // The box [begin, begin + size) of `in`.
 GatherPlan make_slice_plan(const Shape& in, const std::vector<std::int64_t>& begin,
                            const Shape& size);
+
+// out[j] = in[base + sum_d digit_d(j) * strides[d]] (strides of any sign, 0 included).
+GatherPlan make_strided_plan(std::int64_t base, const std::vector<std::int64_t>& dims,
+                             const std::vector<std::int64_t>& strides);
 
 }  // namespace eagle::cuda

@@ -144,6 +144,16 @@ void launch_slice(const LaunchScope& scope, const void* in, const Shape& in_shap
                  make_slice_plan(in_shape, begin, size), element_size);
 }
 
+void launch_strided_copy(const LaunchScope& scope, const void* in, std::int64_t in_elements,
+                         std::int64_t base, const std::vector<std::int64_t>& dims,
+                         const std::vector<std::int64_t>& strides, std::size_t element_size,
+                         void* out) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims) n *= d;
+  gather_by_size(scope, in, in_elements, out, n, make_strided_plan(base, dims, strides),
+                 element_size);
+}
+
 void launch_concat(const LaunchScope& scope, const std::vector<const void*>& inputs,
                    const std::vector<Shape>& shapes, int axis, std::size_t element_size,
                    void* out) {

@@ -21,6 +21,13 @@ void launch_slice(const LaunchScope& scope, const void* in, const Shape& in_shap
                   const std::vector<std::int64_t>& begin, const Shape& size,
                   std::size_t element_size, void* out);
 
+// out[j] = in[base + sum_d digit_d(j) * strides[d]] over the row-major `dims` (strides in
+// elements, any sign; StridedSlice and Einsum's operand views).
+void launch_strided_copy(const LaunchScope& scope, const void* in, std::int64_t in_elements,
+                         std::int64_t base, const std::vector<std::int64_t>& dims,
+                         const std::vector<std::int64_t>& strides, std::size_t element_size,
+                         void* out);
+
 // Inputs of equal rank, equal dims except `axis`, one after the other along `axis`: one 2-D copy
 // (cudaMemcpy2DAsync) per input, no kernel.
 void launch_concat(const LaunchScope& scope, const std::vector<const void*>& inputs,

@@ -12,6 +12,8 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_shape_kernels(table);
   register_array_kernels(table);
   register_sort_kernels(table);
+  register_index_kernels(table);
+  register_einsum_kernels(table);
 }
 
 }  // namespace eagle::cuda

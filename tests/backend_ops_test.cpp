@@ -466,6 +466,8 @@ const std::vector<OpId> kArrayOps = {OpId::kTile,      OpId::kPad,       OpId::k
                                      OpId::kSplitV,    OpId::kPack,      OpId::kUnpack};
 const std::vector<OpId> kScanOps = {OpId::kCumsum, OpId::kCumprod};
 const std::vector<OpId> kSortOps = {OpId::kTopKV2};
+const std::vector<OpId> kIndexOps = {OpId::kGatherV2, OpId::kGatherNd,     OpId::kWhere,
+                                     OpId::kSelectV2, OpId::kStridedSlice, OpId::kEinsum};
 
 Tensor apply_binary(OpId op, const Tensor& x, const Tensor& y) {
   switch (op) {
@@ -602,7 +604,7 @@ TEST_CASE("the suite compares every op the GPU kernel set declares") {
   std::set<OpId> suite;
   for (const auto* ops : {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps,
                           &kUnaryOps, &kReduceOps, &kArgMaxOps, &kMatMulOps, &kAddNOps,
-                          &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps, &kSortOps}) {
+                          &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps, &kSortOps, &kIndexOps}) {
     suite.insert(ops->begin(), ops->end());
   }
   std::string missing;
@@ -1729,6 +1731,134 @@ TEST_CASE("top_k, sort and argsort: ties, NaN, sorted and not, long rows") {
         compare_op(
             &coverage, OpId::kTopKV2, d, "argsort axis " + std::to_string(axis) + " " + direction,
             [&] { return eagle::argsort(general, axis, direction); }, exact());
+// ---- Indexing ops -------------------------------------------------------------------------------
+
+TEST_CASE("gather, gather_nd, where, select, strided_slice and einsum match the CPU") {
+  HardPlacement hard;
+  const Tf32 no_tf32(false);  // einsum's product: float32 as on the CPU
+  Coverage coverage(kIndexOps);
+  const auto idx = [](DType index_dtype, const std::vector<double>& v, const Shape& s) {
+    return make_values(index_dtype, v, s);
+  };
+  for (DType d : kAllDTypes) {
+    const Tensor x = make(d, {4, 5, 6}, Domain::kSmall, 31, true);
+    if (gpu_implements(OpId::kGatherV2, d)) {
+      for (DType it : {DType::kInt32, DType::kInt64}) {
+        const Tensor i1 = idx(it, {3, 0, 3, 1, 2}, {5});
+        const Tensor i2 = idx(it, {4, 0, 5, 5, 1, 2}, {2, 3});
+        const Tensor ib = idx(it, {0, 4, 1, 1, 2, 3, 4, 0}, {4, 2});
+        const Tensor i0 = idx(it, {}, {0});
+        const std::string name = " " + str(it);
+        compare_op(
+            &coverage, OpId::kGatherV2, d, "axis 0" + name, [&] { return eagle::gather(x, i1); },
+            exact());
+        compare_op(
+            &coverage, OpId::kGatherV2, d, "axis 2, 2-D indices" + name,
+            [&] { return eagle::gather(x, i2, 2); }, exact());
+        compare_op(
+            &coverage, OpId::kGatherV2, d, "batch_dims 1" + name,
+            [&] { return eagle::gather(x, ib, 1, 1); }, exact());
+        compare_op(
+            &coverage, OpId::kGatherV2, d, "empty indices" + name,
+            [&] { return eagle::gather(x, i0, 1); }, exact());
+      }
+    }
+    if (gpu_implements(OpId::kGatherNd, d)) {
+      for (DType it : {DType::kInt32, DType::kInt64}) {
+        const std::string name = " " + str(it);
+        const Tensor elements = idx(it, {3, 4, 5, 0, 0, 0, 1, 2, 3}, {3, 3});
+        const Tensor rows = idx(it, {3, 1, 0, 4, 2, 2}, {3, 2});
+        const Tensor batched = idx(it, {1, 2, 3, 4}, {4, 1});
+        compare_op(
+            &coverage, OpId::kGatherNd, d, "elements" + name,
+            [&] { return eagle::gather_nd(x, elements); }, exact());
+        compare_op(
+            &coverage, OpId::kGatherNd, d, "rows" + name, [&] { return eagle::gather_nd(x, rows); },
+            exact());
+        compare_op(
+            &coverage, OpId::kGatherNd, d, "batch_dims 1" + name,
+            [&] { return eagle::gather_nd(x, batched, 1); }, exact());
+      }
+    }
+    if (gpu_implements(OpId::kWhere, d)) {
+      const Tensor c = make(d, {3, 33, 5}, Domain::kSmall, 32, true);
+      if (d == DType::kFloat16) {
+        // TensorFlow's CPU kernel refuses half (UnimplementedError), and a simulated GPU runs the
+        // CPU's; a CUDA GPU has one, held to the float32 result.
+        coverage.hit(OpId::kWhere, d);
+        const Tensor ref = eagle::with_device(
+            kCpu0, [&] { return eagle::where(eagle::cast(c, DType::kFloat32)); });
+        try {
+          expect_match(eagle::with_device(kGpu0, [&] { return eagle::where(c); }), ref, exact(),
+                       kGpu0);
+          CHECK(eagle_test::real_cuda_gpu_present());
+        } catch (const eagle::UnimplementedError&) {
+          CHECK_FALSE(eagle_test::real_cuda_gpu_present());
+        }
+      } else {
+        compare_op(
+            &coverage, OpId::kWhere, d, "[3,33,5]", [&] { return eagle::where(c); }, exact());
+        const Tensor e = make(d, {0, 3}, Domain::kSmall, 33);
+        compare_op(
+            &coverage, OpId::kWhere, d, "empty", [&] { return eagle::where(e); }, exact());
+      }
+    }
+    if (gpu_implements(OpId::kSelectV2, d)) {
+      const Tensor c = make(DType::kBool, {4, 1, 6}, Domain::kSmall, 34);
+      const Tensor y = make(d, {5, 1}, Domain::kGeneral, 35, true);
+      compare_op(
+          &coverage, OpId::kSelectV2, d, "broadcast", [&] { return eagle::where(c, x, y); },
+          exact());
+      const Tensor c_full = make(DType::kBool, {4, 5, 6}, Domain::kSmall, 36);
+      compare_op(
+          &coverage, OpId::kSelectV2, d, "same shapes", [&] { return eagle::where(c_full, x, x); },
+          exact());
+    }
+    if (gpu_implements(OpId::kStridedSlice, d)) {
+      using eagle::Slice;
+      compare_op(
+          &coverage, OpId::kStridedSlice, d, "x[1:, ::-2, 5:0:-3]",
+          [&] {
+            return x.index(
+                {Slice(1, std::nullopt), Slice(std::nullopt, std::nullopt, -2), Slice(5, 0, -3)});
+          },
+          exact());
+      compare_op(
+          &coverage, OpId::kStridedSlice, d, "x[..., newaxis, 2]",
+          [&] {
+            return x.index({eagle::Ellipsis, eagle::NewAxis, 2});
+          },
+          exact());
+      compare_op(
+          &coverage, OpId::kStridedSlice, d, "x[-1][3]", [&] { return x[-1][3]; }, exact());
+      compare_op(
+          &coverage, OpId::kStridedSlice, d, "x[3:1]", [&] { return x[Slice(3, 1)]; }, exact());
+    }
+    if (gpu_implements(OpId::kEinsum, d)) {
+      const Tol tol = d == DType::kFloat32   ? within(1e-5, 1e-5)
+                      : d == DType::kFloat64 ? within(1e-12, 1e-12)
+                      : d == DType::kFloat16 ? within(4e-3, 4e-3)
+                                             : within(3e-2, 3e-2);
+      const Tensor a = make(d, {4, 5, 6}, Domain::kUnit, 37);
+      const Tensor b = make(d, {4, 6, 3}, Domain::kUnit, 38);
+      const Tensor m = make(d, {6, 6}, Domain::kUnit, 39);
+      const Tensor v = make(d, {2, 1, 5, 6}, Domain::kUnit, 40);
+      const std::vector<std::pair<std::string, std::vector<Tensor>>> cases = {
+          {"bij,bjk->bik", {a, b}},
+          {"bij,bkj->bki", {a, eagle::transpose(b, {0, 2, 1})}},
+          {"bij,bjk->kib", {a, b}},
+          {"ijk->kji", {a}},
+          {"ijk->j", {a}},
+          {"ii->i", {m}},
+          {"ii", {m}},
+          {"bij,jk->bik", {a, m}},
+          {"...ij,bjk->...bik", {v, b}},
+          {"ij,ij->", {m, m}},
+          {"bij,bij->bi", {a, a}},
+          {"i,j->ij", {m[0], m[1]}}};
+      for (const auto& [eq, ins] : cases) {
+        compare_op(
+            &coverage, OpId::kEinsum, d, eq, [&] { return eagle::einsum(eq, ins); }, tol);
       }
     }
   }

@@ -189,6 +189,58 @@ TEST_CASE("gather plans transpose and slice as the CPU does", "[cuda_plans]") {
   CHECK_FALSE(make_transpose_plan(Shape{3, 4, 5}, {2, 1, 0}).is_batched_transpose());
 }
 
+TEST_CASE("strided plans (StridedSlice, Einsum views) walk negative and zero strides",
+          "[cuda_plans]") {
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = std::uniform_int_distribution<int>(0, 5)(rng);
+    const Shape shape = random_shape(rng, rank, 5);
+    if (shape.num_elements() == 0) continue;
+    const std::vector<double> in = iota_values(shape.num_elements());
+    std::vector<std::int64_t> row(static_cast<std::size_t>(rank), 1);
+    for (int d = rank - 2; d >= 0; --d) row[d] = row[d + 1] * shape[d + 1];
+    // Per dimension: a start, a step in [-3, 3] (0: a broadcast dimension of size 1..3) and a
+    // count that stays inside.
+    std::vector<std::int64_t> dims, strides;
+    std::int64_t base = 0;
+    for (int d = 0; d < rank; ++d) {
+      const std::int64_t start = std::uniform_int_distribution<std::int64_t>(0, shape[d] - 1)(rng);
+      const std::int64_t step = std::uniform_int_distribution<std::int64_t>(-3, 3)(rng);
+      const std::int64_t room = step > 0   ? (shape[d] - 1 - start) / step
+                                : step < 0 ? start / -step
+                                           : 2;
+      dims.push_back(1 + std::uniform_int_distribution<std::int64_t>(0, room)(rng));
+      strides.push_back(step * row[d]);
+      base += start * row[d];
+    }
+    std::int64_t n = 1;
+    for (std::int64_t d : dims) n *= d;
+    std::vector<double> expected;
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t rest = i, off = base;
+      for (int d = rank - 1; d >= 0; --d) {
+        off += (rest % dims[d]) * strides[d];
+        rest /= dims[d];
+      }
+      expected.push_back(in[static_cast<std::size_t>(off)]);
+    }
+    const GatherPlan plan = make_strided_plan(base, dims, strides);
+    INFO("strided " << shape.to_string() << " rank " << plan.rank);
+    REQUIRE(evaluate(plan, in, n) == expected);
+    // The kernel's 32-bit path: unsigned arithmetic wraps, and the sum comes back in range.
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::uint32_t rest = static_cast<std::uint32_t>(i);
+      std::uint32_t off = static_cast<std::uint32_t>(plan.base);
+      for (int d = plan.rank - 1; d >= 0; --d) {
+        const auto dim = static_cast<std::uint32_t>(plan.dims[d]);
+        off += (rest % dim) * static_cast<std::uint32_t>(plan.strides[d]);
+        rest /= dim;
+      }
+      REQUIRE(in[off] == expected[static_cast<std::size_t>(i)]);
+    }
+  }
+}
+
 // ---- Reduction ---------------------------------------------------------------------------------
 
 TEST_CASE("reduction plans reduce over every axis subset as the CPU does", "[cuda_plans]") {

@@ -36,6 +36,7 @@ void register_kernels(runtime::KernelTable& table) {
   detail::set_active_cpu_variant(variant);
   register_array_kernels(table);
   register_creation_kernels(table);
+  register_index_kernels(table);
   register_linalg_kernels(table);
   register_shape_kernels(table);
   register_sort_kernels(table);

@@ -12,6 +12,7 @@ void register_kernels(runtime::KernelTable& table);
 
 void register_array_kernels(runtime::KernelTable& table);
 void register_creation_kernels(runtime::KernelTable& table);
+void register_index_kernels(runtime::KernelTable& table);
 void register_linalg_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
 void register_sort_kernels(runtime::KernelTable& table);

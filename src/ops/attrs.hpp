@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -68,6 +69,46 @@ struct ScanAttrs {
   bool reverse;
 };
 
+// GatherV2: params viewed as [batch, outer, axis, inner] and indices as [batch, count], both
+// products of the validated shapes; the output is [batch, outer, count, inner].
+struct GatherAttrs {
+  int axis;        // normalized to [0, params rank)
+  int batch_dims;  // normalized to [0, indices rank]
+};
+// GatherNd: indices [batch, ..., depth] index params [batch, P_0 .. P_{depth-1}, slice...].
+// batch_dims > 0 is tf.gather_nd's batch_gather_nd, done in the kernel (Note [gather_nd batches]).
+struct GatherNdAttrs {
+  int batch_dims;
+};
+// StridedSlice: the call as TensorFlow takes it (for a tape), and the dense form its validation
+// computes (one entry per input dimension): element j of dimension d is start[d] + j * step[d],
+// for j < size[d]. Kernels read only the dense form.
+struct StridedSliceAttrs {
+  std::vector<std::int64_t> begin, end, strides;
+  int begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask;
+  std::vector<std::int64_t> start, step, size;
+};
+// One operand of an Einsum: a strided view of it (dims, strides in its elements) in the order the
+// contraction wants, whose last `reduce` elements of each row are summed; copy false when the
+// operand already is that layout and nothing is summed (it is used as it is).
+struct EinsumOperand {
+  std::vector<std::int64_t> dims, strides;
+  std::int64_t reduce = 1;
+  bool copy = true;
+};
+// Einsum: each operand is gathered (transposes and diagonals in one strided copy) and reduced;
+// two operands are then multiplied as [batch..., m, k] x [batch..., k, n] (batch dimensions
+// broadcast) and the product is permuted to the output by a last strided copy (out_dims /
+// out_strides; out_copy false when it already is the output).
+struct EinsumAttrs {
+  std::string equation;
+  std::vector<EinsumOperand> operands;
+  std::vector<std::int64_t> a_shape, b_shape, product_shape;
+  bool transpose_a = false, transpose_b = false;
+  std::vector<std::int64_t> out_dims, out_strides;
+  bool out_copy = false;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
@@ -76,7 +117,8 @@ struct ScanAttrs {
 // dispatcher checks that a call carries the alternative its op's row names.
 using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
                              SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
-                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs>;
+                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
+                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -36,6 +36,8 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
 //   cpu, gpu  the dtypes (of the kernel key, usually the first input) each device type has a
 //             kernel for. Registration is generated from these columns (kernels/registration.hpp)
 //             and a test compares every backend's table with them, so the set is written once.
+//             GatherV2 and GatherNd are keyed by params (their int32/int64 indices are dispatched
+//             inside the kernel), SelectV2 by x (input 1), Where by its condition.
 //   gradient  kDifferentiable, or kNoGradient (TensorFlow's NotDifferentiable: comparisons,
 //             argmax, random numbers; the tape gives no gradient through them).
 //
@@ -44,7 +46,8 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
 // CPU kernel under the GPU device type for each, which is what makes soft placement on a laptop
 // with simulated GPUs place ops where a real GPU machine would. The set is the CPU's less integer
 // matmul: as in TensorFlow, MatMul and BatchMatMulV2 have no int32/int64 GPU kernel (cuBLAS has
-// no exact integer GEMM), so an integer matmul goes to the CPU by soft placement.
+// no exact integer GEMM), so an integer matmul goes to the CPU by soft placement; Einsum likewise
+// (TensorFlow's GPU Einsum is registered for the floating types only).
 // clang-format off
 #define EAGLE_OPS(X) \
   X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGradient)     \
@@ -122,6 +125,12 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
   X(SplitV,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
   X(Pack,         kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
   X(Unpack,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
+  X(StridedSlice,         1, 1, StridedSliceAttrs, kAll,  kAll,      kDifferentiable) \
+  X(GatherV2,             2, 1, GatherAttrs,    kAll,     kAll,      kDifferentiable) \
+  X(GatherNd,             2, 1, GatherNdAttrs,  kAll,     kAll,      kDifferentiable) \
+  X(Where,                1, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
+  X(SelectV2,             3, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(Einsum,       kVariadic, 1, EinsumAttrs,    kNumeric, kFloating, kDifferentiable) \
   X(Fill,                 0, 1, FillAttrs,      kAll,     kAll,      kNoGradient)     \
   X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGradient)     \
   X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \

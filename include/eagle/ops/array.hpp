@@ -1,9 +1,11 @@
 // Shape ops: reshape, transpose, expand_dims, squeeze, concat, slice, stack, unstack, split,
-// tile, pad, reverse, broadcast_to, shape, tensordot. Indexing (t[i],
-// t[Slice{a, b}]) is on Tensor itself (eagle/tensor.hpp) and built on these.
+// tile, pad, reverse, broadcast_to, shape, tensordot; the indexing ops gather, gather_nd, where,
+// boolean_mask, strided_slice. Python-style indexing (t[i], t[Slice{a, b}], t.index({...})) is
+// on Tensor itself (eagle/tensor.hpp) and runs strided_slice.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,5 +52,33 @@ Tensor shape(const Tensor& x);
 Tensor tensordot(const Tensor& a, const Tensor& b, int axes);
 Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& a_axes,
                  const std::vector<int>& b_axes);
+
+// ---- Indexing ops (TensorFlow's semantics and messages) -----------------------------------------
+
+// tf.gather (GatherV2): slices of params along `axis` at `indices` (int32 or int64). The first
+// batch_dims dimensions of params and indices are batch dimensions (equal sizes). An index out of
+// range is InvalidArgumentError "indices[1] = 5 is not in [0, 2)" (on a CUDA GPU, as in
+// TensorFlow, it gives zeros instead).
+// axis defaults to batch_dims; as in tf.gather, an axis of exactly 0 ignores batch_dims.
+Tensor gather(const Tensor& params, const Tensor& indices, std::optional<int> axis = std::nullopt,
+              int batch_dims = 0);
+// tf.gather_nd (GatherNd): indices [..., depth] pick elements (depth = params rank) or slices of
+// params; the first batch_dims dimensions of both are batch dimensions.
+Tensor gather_nd(const Tensor& params, const Tensor& indices, int batch_dims = 0);
+// tf.where(condition) (Where): the coordinates of the true (nonzero) elements, int64 [n, rank],
+// in row-major order.
+Tensor where(const Tensor& condition);
+// tf.where(condition, x, y) (SelectV2): x where condition is true, else y; the three broadcast.
+Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y);
+// tf.boolean_mask: the entries of tensor (from `axis` on) where the bool mask is true, as
+// TensorFlow composes it: Reshape, Reshape, Where, Squeeze, GatherV2.
+Tensor boolean_mask(const Tensor& tensor, const Tensor& mask, int axis = 0);
+// tf.strided_slice (StridedSlice), with TensorFlow's masks: bit i of begin_mask / end_mask ignores
+// begin[i] / end[i] (the full range), ellipsis_mask marks `...`, new_axis_mask a new dimension of
+// size 1, shrink_axis_mask an integer index (the dimension removed). Tensor::index builds these.
+Tensor strided_slice(const Tensor& x, const std::vector<std::int64_t>& begin,
+                     const std::vector<std::int64_t>& end, const std::vector<std::int64_t>& strides,
+                     int begin_mask = 0, int end_mask = 0, int ellipsis_mask = 0,
+                     int new_axis_mask = 0, int shrink_axis_mask = 0);
 
 }  // namespace eagle
