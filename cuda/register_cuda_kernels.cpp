@@ -14,6 +14,7 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_sort_kernels(table);
   register_index_kernels(table);
   register_einsum_kernels(table);
+  register_variable_kernels(table);
 }
 
 }  // namespace eagle::cuda

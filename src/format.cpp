@@ -7,7 +7,9 @@
 
 namespace eagle {
 
-std::string format_values(const Tensor& t) {
+namespace detail {
+
+std::vector<unsigned char> host_bytes(const Tensor& t) {
   std::vector<unsigned char> host(static_cast<std::size_t>(t.num_elements()) *
                                   dtype_size(t.dtype()));
   visit_dtype(t.dtype(), [&](auto tag) {
@@ -21,7 +23,13 @@ std::string format_values(const Tensor& t) {
     }
     return 0;
   });
-  return detail::format_array(t.dtype(), t.shape(), host.data());
+  return host;
+}
+
+}  // namespace detail
+
+std::string format_values(const Tensor& t) {
+  return detail::format_array(t.dtype(), t.shape(), detail::host_bytes(t).data());
 }
 
 std::string to_string(const Tensor& t) {

@@ -455,6 +455,54 @@ class Layout {
     return out + ']';
   }
 
+ public:
+  // NumPy's _formatArray as repr() runs it: ", " between items, lines of at most `width`
+  // columns, continuation lines after `hanging` (the width of "array([").
+  std::string render_repr(const std::vector<std::string>& texts, std::size_t width,
+                          const std::string& hanging) const {
+    std::size_t next = 0;
+    return repr_axis(0, hanging, width, texts, next);
+  }
+
+ private:
+  static void extend_line(std::string& s, std::string& line, const std::string& word,
+                          std::size_t width, const std::string& hanging) {
+    if (line.size() + word.size() > width && line.size() > hanging.size()) {
+      s += line.substr(0, line.find_last_not_of(' ') + 1) + '\n';
+      line = hanging;
+    }
+    line += word;
+  }
+
+  std::string repr_axis(int axis, const std::string& hanging, std::size_t width,
+                        const std::vector<std::string>& texts, std::size_t& next) const {
+    const std::string deeper = hanging + ' ';
+    const std::size_t next_width = width - 1;  // room for this axis's "]"
+    const std::vector<std::int64_t>& shown = shown_[axis];
+    std::string s;
+    if (axis == rank_ - 1) {
+      const std::size_t item_width = width - 1;  // max(len(","), len("]"))
+      std::string line = hanging;
+      for (std::size_t k = 0; k < shown.size(); ++k) {
+        const std::string& word = shown[k] == kEllipsis ? kDots : texts[next++];
+        extend_line(s, line, word, item_width, hanging);
+        if (k + 1 < shown.size()) line += ", ";
+      }
+      s += line;
+    } else {
+      const std::string line_sep =
+          "," + std::string(static_cast<std::size_t>(rank_ - axis - 1), '\n');
+      for (std::size_t k = 0; k < shown.size(); ++k) {
+        s += hanging;
+        s += shown[k] == kEllipsis ? kDots : repr_axis(axis + 1, deeper, next_width, texts, next);
+        if (k + 1 < shown.size()) s += line_sep;
+      }
+    }
+    return '[' + s.substr(hanging.size()) + ']';
+  }
+
+  static inline const std::string kDots = "...";
+
   int rank_;
   std::vector<std::int64_t> strides_;
   std::vector<std::vector<std::int64_t>> shown_;  // per axis, with kEllipsis at a cut
@@ -513,6 +561,60 @@ bool is_float(DType dtype) {
 bool is_int(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
 
 }  // namespace
+
+namespace {
+
+// The element texts of the shown elements, aligned, as str() and repr() both print them.
+std::vector<std::string> element_texts(DType dtype, const Layout& layout, const void* host_data) {
+  const std::vector<std::int64_t> offsets = layout.shown_offsets();
+  std::vector<std::string> texts;
+  texts.reserve(offsets.size());
+  if (is_float(dtype)) {
+    std::vector<double> values;
+    values.reserve(offsets.size());
+    for (std::int64_t i : offsets) values.push_back(load_float(dtype, host_data, i));
+    texts = float_texts(values, float_kind(dtype));
+  } else if (is_int(dtype)) {
+    for (std::int64_t i : offsets) texts.push_back(std::to_string(load_int(dtype, host_data, i)));
+  } else {
+    for (std::int64_t i : offsets) texts.push_back(load_bool(host_data, i) ? " True" : "False");
+  }
+  align_right(texts);
+  return texts;
+}
+
+std::string scalar_text_of(DType dtype, const void* host_data) {
+  if (is_float(dtype)) return scalar_text(load_float(dtype, host_data, 0), float_kind(dtype));
+  if (is_int(dtype)) return std::to_string(load_int(dtype, host_data, 0));
+  return load_bool(host_data, 0) ? "True" : "False";
+}
+
+}  // namespace
+
+std::string format_array_repr(DType dtype, const Shape& shape, const void* host_data) {
+  if (shape.rank() == 0) return scalar_text_of(dtype, host_data);
+  // NumPy leaves out the dtypes it would infer: float64, int64 and bool (of a non-empty array).
+  const bool implied =
+      (dtype == DType::kFloat64 || dtype == DType::kInt64 || dtype == DType::kBool) &&
+      shape.num_elements() > 0;
+  const std::string prefix = "array(";
+  const std::string suffix = implied ? ")" : ",";
+  std::string body;
+  if (shape.num_elements() > 0) {
+    const Layout layout(shape);
+    body = layout.render_repr(element_texts(dtype, layout, host_data),
+                              static_cast<std::size_t>(kLineWidth) - suffix.size(),
+                              std::string(prefix.size() + 1, ' '));  // under "array(["
+  } else {
+    body = shape.rank() == 1 ? "[]" : "[], shape=" + shape.to_tuple_string();
+  }
+  std::string text = prefix + body + suffix;
+  if (implied) return text;
+  const std::string dtype_text = "dtype=" + std::string(dtype_name(dtype)) + ")";
+  const std::size_t last_line = text.size() - (text.rfind('\n') + 1);
+  const bool wrap = last_line + dtype_text.size() + 1 > static_cast<std::size_t>(kLineWidth);
+  return text + (wrap ? "\n" + std::string(prefix.size(), ' ') : " ") + dtype_text;
+}
 
 std::string format_array(DType dtype, const Shape& shape, const void* host_data) {
   if (shape.rank() == 0) {

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "eagle/dtype.hpp"
 #include "eagle/shape.hpp"
+#include "eagle/tensor.hpp"
 
 namespace eagle::detail {
 
@@ -20,5 +22,13 @@ namespace eagle::detail {
 //
 // float16 prints as np.float16 does; bfloat16 prints its value as np.float32 would.
 std::string format_array(DType dtype, const Shape& shape, const void* host_data);
+
+// What repr(np.array(...)) prints: "array([1., 2.], dtype=float32)", the dtype left out where
+// NumPy infers it (float64, int64, bool); a scalar as str() prints it ("1.0", as TensorFlow's
+// variable repr shows a 0-d value).
+std::string format_array_repr(DType dtype, const Shape& shape, const void* host_data);
+
+// A tensor's values copied to the host in the layout format_array reads.
+std::vector<unsigned char> host_bytes(const Tensor& t);
 
 }  // namespace eagle::detail

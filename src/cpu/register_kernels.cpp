@@ -40,6 +40,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_linalg_kernels(table);
   register_shape_kernels(table);
   register_sort_kernels(table);
+  register_variable_kernels(table);
 }
 
 }  // namespace eagle::cpu

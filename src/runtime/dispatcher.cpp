@@ -196,6 +196,12 @@ Tensor execute1(OpId op, DType kernel_dtype, const Tensor* inputs, int num_input
 
 OpListener* this_thread_op_listener() { return t_listener; }
 
+OpListener* exchange_this_thread_op_listener(OpListener* listener) {
+  OpListener* previous = t_listener;
+  t_listener = listener;
+  return previous;
+}
+
 ScopedOpListener::ScopedOpListener(OpListener& listener) : previous_(t_listener) {
   t_listener = &listener;
 }

@@ -72,6 +72,9 @@ class OpListener {
 };
 
 OpListener* this_thread_op_listener();
+// Installs `listener` on this thread and returns the one it replaces, for a listener whose life
+// is not a C++ scope (the thread's set of gradient tapes); ScopedOpListener is the usual way.
+OpListener* exchange_this_thread_op_listener(OpListener* listener);
 
 class [[nodiscard]] ScopedOpListener {
  public:

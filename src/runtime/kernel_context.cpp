@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/variable_kernels.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -46,13 +47,21 @@ TensorImpl* KernelContext::forward_input_or_allocate_output(int in, int i) {
   return allocate_output(i);
 }
 
-TensorImpl& KernelContext::mutable_input(int i) {
+TensorImpl& KernelContext::mutable_input(int i, bool keep_contents) {
   if (!(resource_inputs_ >> i & 1u)) {
     throw InternalError(
         fmt::format("A kernel asked to write input #{}, which is not a resource", i));
   }
   TensorImpl& impl = *impl_of(inputs_[i]);
   impl.drop_mirrors();
+  if (impl.storage().use_count() > 1) {
+    auto fresh = std::make_shared<Storage>(impl.device(), impl.storage()->bytes(), impl.shape(),
+                                           impl.dtype());
+    if (keep_contents) {
+      kernels::copy_on_device(impl.device(), fresh->data(), impl.data(), fresh->bytes());
+    }
+    impl.replace_storage(std::move(fresh));
+  }
   return impl;
 }
 

@@ -75,8 +75,10 @@ class KernelContext {
   // forwarding: `x = relu(x)` with a donated x allocates nothing).
   TensorImpl* forward_input_or_allocate_output(int in, int i = 0);
   // A resource input (OpCall's resource_inputs: a variable's buffer), to update in place. Copies
-  // of its old value on other devices (Note [Mirrors]) are dropped.
-  TensorImpl& mutable_input(int i);
+  // of its old value on other devices (Note [Mirrors]) are dropped. When a value read from the
+  // variable still shares the bytes, the buffer gets fresh ones first (Note [Variable storage]),
+  // holding the old contents when `keep_contents` (assign_add) and uninitialized otherwise.
+  TensorImpl& mutable_input(int i, bool keep_contents = true);
 
  private:
   OpId op_;

@@ -76,6 +76,10 @@ class TensorImpl {
     std::lock_guard<std::mutex> lock(mirrors_mutex_);
     mirrors_.emplace_back(&device, std::move(copy));
   }
+  // Note [Variable storage]: a variable's buffer whose bytes a read still shares gets fresh bytes
+  // before an update writes them, so every value read stays what it was. Only a variable op
+  // calls this, under the variable's lock; no other thread touches the buffer's TensorImpl.
+  void replace_storage(std::shared_ptr<Storage> storage) { storage_ = std::move(storage); }
   // After an in-place update (a resource written by its kernel) the copies are stale.
   void drop_mirrors() const {
     std::lock_guard<std::mutex> lock(mirrors_mutex_);

@@ -1,0 +1,89 @@
+// eagle::Variable: mutable state on one device (SEMANTICS §8), TensorFlow's ResourceVariable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "eagle/dtype.hpp"
+#include "eagle/shape.hpp"
+#include "eagle/tensor.hpp"
+#include "eagle/tensor_data.hpp"
+
+namespace eagle {
+
+namespace detail {
+struct VariableState;
+struct VariableAccess;
+}  // namespace detail
+
+struct VariableOptions {
+  std::string name = "Variable";  // v.name() is "<name>:0"
+  bool trainable = true;          // read under a GradientTape, a trainable variable is watched
+};
+
+// A handle, cheap to copy: copies are the same variable (as Python references to a tf.Variable).
+//
+//   eagle::Variable w(eagle::random_normal({784, 10}, 0, 1, eagle::kFloat32, 1), {"w"});
+//   w.assign_sub(eagle::constant(0.1f) * grad);
+//   eagle::Tensor y = eagle::matmul(x, w);   // reads w (ReadVariableOp)
+//
+// The variable is created on the device the current scope places VarHandleOp on (§3) and stays
+// there: ReadVariableOp, AssignVariableOp and every update run there whatever the scope says
+// (TensorFlow's resource pinning). dtype and shape are fixed at creation. Reads and updates are
+// safe from many threads at once; a value read never changes afterwards, even when the variable
+// is updated (Note [Variable storage]).
+class Variable {
+ public:
+  // An undefined handle (for containers); using it throws InvalidArgumentError.
+  Variable() = default;
+  explicit Variable(const Tensor& initial_value, VariableOptions options = {});
+  explicit Variable(const TensorData& initial_value, VariableOptions options = {});
+
+  bool defined() const { return state_ != nullptr; }
+
+  // The value now: ReadVariableOp on the variable's device. Under an active GradientTape a
+  // trainable variable is watched first (watch_accessed_variables).
+  Tensor read_value() const;
+  Tensor value() const { return read_value(); }
+  // A Variable is accepted wherever a Tensor is: it is read.
+  operator Tensor() const { return read_value(); }  // NOLINT: implicit by design
+
+  // In-place updates on the variable's device. The value must have the variable's dtype and
+  // shape (InvalidArgumentError naming the variable otherwise); a failed update changes nothing.
+  const Variable& assign(const Tensor& value) const;
+  const Variable& assign_add(const Tensor& delta) const;
+  const Variable& assign_sub(const Tensor& delta) const;
+
+  std::string name() const;  // "w:0"
+  bool trainable() const;
+  DType dtype() const;
+  const Shape& shape() const;
+  // Full name of the device the variable lives on.
+  const std::string& device() const;
+  // The id of the variable's handle: what a GradientTape watches (stable for its life).
+  std::uint64_t id() const;
+
+ private:
+  friend struct detail::VariableAccess;
+  explicit Variable(std::shared_ptr<detail::VariableState> state) : state_(std::move(state)) {}
+  const detail::VariableState& state() const;
+  std::shared_ptr<detail::VariableState> state_;
+};
+
+// <eagle.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>
+std::string to_string(const Variable& v);
+std::ostream& operator<<(std::ostream& os, const Variable& v);
+
+}  // namespace eagle
+
+template <>
+struct fmt::formatter<eagle::Variable> : fmt::formatter<std::string> {
+  template <class FormatContext>
+  auto format(const eagle::Variable& v, FormatContext& ctx) const {
+    return fmt::formatter<std::string>::format(eagle::to_string(v), ctx);
+  }
+};
