@@ -125,6 +125,47 @@ struct SquaredDifferenceFn {
   }
 };
 
+// The fused gradients of TensorFlow's activations (tf/core/kernels/cwise_ops.h): one pass over
+// the upstream gradient instead of the three or four ops their formulas would take. The operand
+// order is TensorFlow's: ReluGrad(gradients, features), the others (y, dy) with y the forward
+// op's output.
+struct ReluGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C feature) const {
+    return feature > C{0} ? gradient : C{0};
+  }
+};
+struct SigmoidGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C y, C dy) const {
+    return dy * y * (C{1} - y);
+  }
+};
+struct TanhGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C y, C dy) const {
+    return dy * (C{1} - y * y);
+  }
+};
+struct SqrtGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C y, C dy) const {
+    return C{0.5f} * dy / y;
+  }
+};
+struct RsqrtGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C y, C dy) const {
+    return C{-0.5f} * (dy * y) * (y * y);
+  }
+};
+struct ReciprocalGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C y, C dy) const {
+    return -dy * y * y;
+  }
+};
+
 #define EAGLE_PREDICATE(Name, expr)                     \
   struct Name {                                         \
     static constexpr bool kPredicate = true;            \
@@ -330,7 +371,9 @@ inline constexpr bool is_integer_division_v = is_integer_division<F>::value;
   X(LessEqual, LessEqualFn) X(Greater, GreaterFn) X(GreaterEqual, GreaterEqualFn) \
   X(FloorDiv, FloorDivFn) X(FloorMod, FloorModFn) X(TruncateDiv, TruncateDivFn) \
   X(TruncateMod, TruncateModFn) X(SquaredDifference, SquaredDifferenceFn) \
-  X(LogicalAnd, LogicalAndFn) X(LogicalOr, LogicalOrFn) \
+  X(LogicalAnd, LogicalAndFn) X(LogicalOr, LogicalOrFn) X(ReluGrad, ReluGradFn) \
+  X(SigmoidGrad, SigmoidGradFn) X(TanhGrad, TanhGradFn) X(SqrtGrad, SqrtGradFn) \
+  X(RsqrtGrad, RsqrtGradFn) X(ReciprocalGrad, ReciprocalGradFn) \
   U(Neg, NegFn) U(Abs, AbsFn) U(Exp, ExpFn) U(Log, LogFn) U(Sqrt, SqrtFn) U(Square, SquareFn) \
   U(Relu, ReluFn) U(Sigmoid, SigmoidFn) U(Tanh, TanhFn) U(Floor, FloorFn) U(Ceil, CeilFn) \
   U(Round, RoundFn) U(Sign, SignFn) U(Rsqrt, RsqrtFn) U(Reciprocal, ReciprocalFn) \

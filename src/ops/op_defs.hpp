@@ -22,6 +22,10 @@ inline constexpr DTypeMask kNumeric =
     kFloating | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
 inline constexpr DTypeMask kAll = kNumeric | dtype_bit(DType::kBool);
 inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
+// TensorFlow's GPU variable kernels (TF_CALL_GPU_ALL_TYPES and int64): no int32, so an int32
+// variable asked for on a GPU lives on the CPU by soft placement, as in TensorFlow 2.
+inline constexpr DTypeMask kAllButInt32 = kAll & ~dtype_bit(DType::kInt32);
+inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt64);
 }  // namespace dtype_sets
 
 // Note [Op table]
@@ -136,7 +140,18 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
   X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \
   X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
   X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable)
+  X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
+  X(ReluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(SigmoidGrad,          2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(TanhGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(SqrtGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(RsqrtGrad,            2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(ReciprocalGrad,       2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(VarHandleOp,          0, 1, NoAttrs,        kAll,     kAllButInt32, kNoGradient) \
+  X(ReadVariableOp,       1, 1, NoAttrs,        kAll,     kAllButInt32, kDifferentiable) \
+  X(AssignVariableOp,     2, 0, NoAttrs,        kAll,     kAllButInt32, kNoGradient) \
+  X(AssignAddVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient) \
+  X(AssignSubVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient)
 // clang-format on
 
 enum class OpId : std::uint16_t {
