@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "autodiff/grad_ops.hpp"
 #include "eagle/eagle.hpp"
 #include "ops/op_defs.hpp"
 #include "real_gpu.hpp"
@@ -453,6 +454,11 @@ const std::vector<OpId> kUnaryOps = {
     OpId::kCeil,   OpId::kRound,    OpId::kSign,      OpId::kRsqrt, OpId::kReciprocal,
     OpId::kLog1p,  OpId::kErf,      OpId::kSin,       OpId::kCos,   OpId::kIsNan,
     OpId::kIsInf,  OpId::kIsFinite, OpId::kLogicalNot};
+const std::vector<OpId> kGradOps = {OpId::kReluGrad, OpId::kSigmoidGrad, OpId::kTanhGrad,
+                                    OpId::kSqrtGrad, OpId::kRsqrtGrad,   OpId::kReciprocalGrad};
+const std::vector<OpId> kVariableOps = {OpId::kVarHandleOp, OpId::kReadVariableOp,
+                                        OpId::kAssignVariableOp, OpId::kAssignAddVariableOp,
+                                        OpId::kAssignSubVariableOp};
 const std::vector<OpId> kReduceOps = {OpId::kSum,  OpId::kMean, OpId::kMax, OpId::kMin,
                                       OpId::kProd, OpId::kAny,  OpId::kAll};
 const std::vector<OpId> kArgMaxOps = {OpId::kArgMax, OpId::kArgMin};
@@ -602,9 +608,10 @@ const std::vector<Shape> kElementwiseShapes = {{},     {0},    {1},     {3},    
 
 TEST_CASE("the suite compares every op the GPU kernel set declares") {
   std::set<OpId> suite;
-  for (const auto* ops : {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps,
-                          &kUnaryOps, &kReduceOps, &kArgMaxOps, &kMatMulOps, &kAddNOps,
-                          &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps, &kSortOps, &kIndexOps}) {
+  for (const auto* ops :
+       {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps, &kUnaryOps, &kReduceOps,
+        &kArgMaxOps, &kMatMulOps, &kAddNOps, &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps,
+        &kSortOps, &kIndexOps, &kGradOps, &kVariableOps}) {
     suite.insert(ops->begin(), ops->end());
   }
   std::string missing;
@@ -925,6 +932,67 @@ TEST_CASE("elementwise unary ops on every shape") {
             &coverage, op, d, x.shape().to_string(), [&] { return apply_unary(op, x); },
             kPredicateOps.count(op) ? exact() : float_tol(d));
       }
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("the fused activation gradients (ReluGrad, SigmoidGrad, ...) match the CPU") {
+  HardPlacement hard;
+  Coverage coverage(kGradOps);
+  for (OpId op : kGradOps) {
+    for (DType d : gpu_dtypes(op)) {
+      for (std::size_t s = 0; s < kElementwiseShapes.size(); ++s) {
+        const bool positive = op == OpId::kSqrtGrad || op == OpId::kRsqrtGrad;
+        const Tensor a =
+            make(d, kElementwiseShapes[s], positive ? Domain::kPositive : Domain::kGeneral,
+                 seed_of(static_cast<int>(op), s, 5), true);
+        const Tensor b = make(d, kElementwiseShapes[s], Domain::kGeneral,
+                              seed_of(static_cast<int>(op), s, 6), true);
+        compare_op(
+            &coverage, op, d, a.shape().to_string(),
+            [&] {
+              switch (op) {
+                case OpId::kReluGrad:
+                  return eagle::autodiff::relu_grad(b, a);
+                case OpId::kSigmoidGrad:
+                  return eagle::autodiff::sigmoid_grad(a, b);
+                case OpId::kTanhGrad:
+                  return eagle::autodiff::tanh_grad(a, b);
+                case OpId::kSqrtGrad:
+                  return eagle::autodiff::sqrt_grad(a, b);
+                case OpId::kRsqrtGrad:
+                  return eagle::autodiff::rsqrt_grad(a, b);
+                default:
+                  return eagle::autodiff::reciprocal_grad(a, b);
+              }
+            },
+            float_tol(d));
+      }
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("variables: create, read, assign, assign_add and assign_sub on the GPU") {
+  HardPlacement hard;
+  Coverage coverage(kVariableOps);
+  for (OpId op : kVariableOps) {
+    for (DType d : gpu_dtypes(op)) {
+      const Tensor init = make(d, {3, 5}, Domain::kSmall, 61, true);
+      const Tensor delta = make(d, {3, 5}, Domain::kSmall, 62, true);
+      compare_op(
+          &coverage, op, d, "[3,5]",
+          [&] {
+            eagle::Variable v(init);
+            const Tensor before = v.read_value();
+            if (op == OpId::kAssignAddVariableOp) v.assign_add(delta);
+            if (op == OpId::kAssignSubVariableOp) v.assign_sub(delta);
+            if (op == OpId::kAssignVariableOp) v.assign(delta);
+            // The value read first must not have changed (copy on write).
+            return eagle::concat({before, v.read_value()}, 0);
+          },
+          exact());
     }
   }
   coverage.check();
@@ -1731,6 +1799,12 @@ TEST_CASE("top_k, sort and argsort: ties, NaN, sorted and not, long rows") {
         compare_op(
             &coverage, OpId::kTopKV2, d, "argsort axis " + std::to_string(axis) + " " + direction,
             [&] { return eagle::argsort(general, axis, direction); }, exact());
+      }
+    }
+  }
+  coverage.check();
+}
+
 // ---- Indexing ops -------------------------------------------------------------------------------
 
 TEST_CASE("gather, gather_nd, where, select, strided_slice and einsum match the CPU") {

@@ -100,4 +100,13 @@ EAGLE_DEFINE_ERROR(DataLossError, kDataLoss)
 
 #undef EAGLE_DEFINE_ERROR
 
+// Python's RuntimeError where TensorFlow raises it rather than a tf.errors class (a second
+// gradient() on a non-persistent GradientTape): a call made in a state that forbids it, so its
+// code is FAILED_PRECONDITION and `catch (const FailedPreconditionError&)` does not see it.
+class RuntimeError : public Error {
+ public:
+  explicit RuntimeError(const std::string& message)
+      : Error(ErrorCode::kFailedPrecondition, message) {}
+};
+
 }  // namespace eagle

@@ -102,6 +102,10 @@ struct EinsumOperand {
 // out_strides; out_copy false when it already is the output).
 struct EinsumAttrs {
   std::string equation;
+  // The equation resolved (implicit output made explicit, "..." written as '0'): its gradient
+  // builds the transposed equations from these.
+  std::vector<std::string> input_subscripts;
+  std::string output_subscripts;
   std::vector<EinsumOperand> operands;
   std::vector<std::int64_t> a_shape, b_shape, product_shape;
   bool transpose_a = false, transpose_b = false;

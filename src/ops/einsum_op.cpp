@@ -301,6 +301,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
 
   ops::EinsumAttrs attrs;
   attrs.equation = equation;
+  attrs.input_subscripts = subs.inputs;
+  attrs.output_subscripts = subs.output;
   if (num_inputs == 1) {
     attrs.operands.push_back(view(0, out_labels, labels_of(0, kReduce)));
   } else {
