@@ -264,3 +264,14 @@ TEST_CASE("tapes on eight threads record only their own ops") {
   for (auto& th : threads) th.join();
   for (float r : results) CHECK(r == 51.0f);
 }
+
+TEST_CASE("the gradient of einsum with a repeated label in one operand is UnimplementedError") {
+  const Tensor m = eagle::constant({{1.0f, 2.0f}, {3.0f, 4.0f}});
+  GradientTape tape;
+  tape.watch(m);
+  const Tensor trace = eagle::einsum("ii->", {m});
+  CHECK(trace.item<float>() == 5.0f);
+  CHECK_THROWS_MATCHES(tape.gradient(trace, {m}), eagle::UnimplementedError,
+                       Catch::Message("The gradient of Einsum with a label repeated within one "
+                                      "operand ('ii->') is not implemented [Op:Einsum]"));
+}
