@@ -19,7 +19,7 @@ std::vector<unsigned char> host_bytes(const Tensor& t) {
       for (std::size_t i = 0; i < values.size(); ++i) host[i] = values[i];
     } else {
       const std::vector<T> values = t.to_vector<T>();
-      std::memcpy(host.data(), values.data(), host.size());
+      if (!host.empty()) std::memcpy(host.data(), values.data(), host.size());  // empty: null data
     }
     return 0;
   });
