@@ -20,5 +20,6 @@ void register_sort_kernels(runtime::KernelTable& table);
 void register_index_kernels(runtime::KernelTable& table);
 void register_einsum_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
+void register_optimizer_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -31,6 +31,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -459,6 +460,13 @@ const std::vector<OpId> kGradOps = {OpId::kReluGrad, OpId::kSigmoidGrad, OpId::k
 const std::vector<OpId> kVariableOps = {OpId::kVarHandleOp, OpId::kReadVariableOp,
                                         OpId::kAssignVariableOp, OpId::kAssignAddVariableOp,
                                         OpId::kAssignSubVariableOp};
+const std::vector<OpId> kOptimizerOps = {OpId::kResourceApplyGradientDescent,
+                                         OpId::kResourceApplyKerasMomentum,
+                                         OpId::kResourceApplyAdam,
+                                         OpId::kResourceApplyAdamWithAmsgrad,
+                                         OpId::kResourceApplyRMSProp,
+                                         OpId::kResourceApplyCenteredRMSProp,
+                                         OpId::kResourceApplyAdagradV2};
 const std::vector<OpId> kReduceOps = {OpId::kSum,  OpId::kMean, OpId::kMax, OpId::kMin,
                                       OpId::kProd, OpId::kAny,  OpId::kAll};
 const std::vector<OpId> kArgMaxOps = {OpId::kArgMax, OpId::kArgMin};
@@ -611,7 +619,7 @@ TEST_CASE("the suite compares every op the GPU kernel set declares") {
   for (const auto* ops :
        {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps, &kUnaryOps, &kReduceOps,
         &kArgMaxOps, &kMatMulOps, &kAddNOps, &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps,
-        &kSortOps, &kIndexOps, &kGradOps, &kVariableOps}) {
+        &kSortOps, &kIndexOps, &kGradOps, &kVariableOps, &kOptimizerOps}) {
     suite.insert(ops->begin(), ops->end());
   }
   std::string missing;
@@ -969,6 +977,50 @@ TEST_CASE("the fused activation gradients (ReluGrad, SigmoidGrad, ...) match the
             },
             float_tol(d));
       }
+    }
+  }
+  coverage.check();
+}
+
+TEST_CASE("optimizer updates (ResourceApply*) match the CPU over three steps") {
+  HardPlacement hard;
+  Coverage coverage(kOptimizerOps);
+  namespace opt = eagle::optimizers;
+  const auto run = [](const std::function<std::unique_ptr<opt::Optimizer>()>& make,
+                      const Tensor& init, const Tensor& grad) {
+    auto optimizer = make();
+    eagle::Variable v(init);
+    for (int step = 0; step < 3; ++step) optimizer->apply_gradients({{grad, v}});
+    return v.read_value();
+  };
+  const std::vector<std::pair<OpId, std::function<std::unique_ptr<opt::Optimizer>()>>> cases = {
+      {OpId::kResourceApplyGradientDescent, [] { return std::make_unique<opt::SGD>(); }},
+      {OpId::kResourceApplyKerasMomentum,
+       [] {
+         return std::make_unique<opt::SGD>(opt::SGDOptions{0.1, 0.9, true});
+       }},
+      {OpId::kResourceApplyAdam, [] { return std::make_unique<opt::Adam>(); }},
+      {OpId::kResourceApplyAdamWithAmsgrad,
+       [] {
+         return std::make_unique<opt::Adam>(opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
+       }},
+      {OpId::kResourceApplyRMSProp,
+       [] {
+         return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
+       }},
+      {OpId::kResourceApplyCenteredRMSProp,
+       [] {
+         return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5, 1e-7, true});
+       }},
+      {OpId::kResourceApplyAdagradV2, [] { return std::make_unique<opt::Adagrad>(); }},
+  };
+  for (const auto& [op, make_optimizer] : cases) {
+    for (DType d : gpu_dtypes(op)) {
+      const Tensor init = make(d, {5, 7}, Domain::kGeneral, 71, true);
+      const Tensor grad = make(d, {5, 7}, Domain::kGeneral, 72, true);
+      compare_op(
+          &coverage, op, d, "[5,7] three steps", [&] { return run(make_optimizer, init, grad); },
+          float_tol(d));
     }
   }
   coverage.check();

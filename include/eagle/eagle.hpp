@@ -10,6 +10,7 @@
 #include "eagle/gradient_tape.hpp"
 #include "eagle/half.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/optimizers.hpp"
 #include "eagle/scope.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"

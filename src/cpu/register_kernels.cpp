@@ -41,6 +41,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_shape_kernels(table);
   register_sort_kernels(table);
   register_variable_kernels(table);
+  register_optimizer_kernels(table);
 }
 
 }  // namespace eagle::cpu

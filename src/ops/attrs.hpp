@@ -113,6 +113,18 @@ struct EinsumAttrs {
   bool out_copy = false;
 };
 
+// The ResourceApply* ops: the hyperparameters of one optimizer step, already evaluated for this
+// step (a learning-rate schedule, Adam's beta powers). TensorFlow passes them as scalar tensors;
+// here they are values, so a step launches one kernel per variable and nothing else.
+struct OptimizerAttrs {
+  double lr = 0;
+  double beta1 = 0, beta2 = 0, beta1_power = 0, beta2_power = 0;  // Adam
+  double momentum = 0;                                            // SGD, RMSprop
+  double rho = 0;                                                 // RMSprop
+  double epsilon = 0;
+  bool nesterov = false;  // SGD
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
@@ -122,7 +134,7 @@ struct EinsumAttrs {
 using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
                              SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
                              TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
-                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs>;
+                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

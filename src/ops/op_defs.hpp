@@ -151,7 +151,14 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ReadVariableOp,       1, 1, NoAttrs,        kAll,     kAllButInt32, kDifferentiable) \
   X(AssignVariableOp,     2, 0, NoAttrs,        kAll,     kAllButInt32, kNoGradient) \
   X(AssignAddVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient) \
-  X(AssignSubVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient)
+  X(AssignSubVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient) \
+  X(ResourceApplyGradientDescent, 2, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyKerasMomentum,   3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyAdam,            4, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyAdamWithAmsgrad, 5, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient)
 // clang-format on
 
 enum class OpId : std::uint16_t {

@@ -1,0 +1,184 @@
+// The optimizer base (Keras 2's OptimizerV2): gradient checks and clipping, slots on their
+// variable's device, iterations, learning-rate schedules.
+#include <cmath>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "eagle/gradient_tape.hpp"
+#include "eagle/ops.hpp"
+#include "eagle/optimizers.hpp"
+#include "eagle/scope.hpp"
+#include "runtime/log_sink.hpp"
+
+namespace eagle::optimizers {
+namespace {
+
+// tf.clip_by_norm: t * clip / max(||t||, clip), with ||0|| handled without a NaN.
+Tensor clip_by_norm(const Tensor& t, double clip) {
+  const Tensor l2sum = reduce_sum(t * t);
+  const Tensor positive = l2sum > 0.0;
+  const Tensor norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum);
+  return (t * clip) / maximum(norm, scalar_like(norm, clip));
+}
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i ? ", '" : "'") + names[i] + "'";
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+namespace schedules {
+
+std::function<double(std::int64_t)> ExponentialDecay(double initial_learning_rate,
+                                                     std::int64_t decay_steps, double decay_rate,
+                                                     bool staircase) {
+  if (decay_steps <= 0) {
+    throw InvalidArgumentError(
+        fmt::format("ExponentialDecay: decay_steps must be positive, got {}", decay_steps));
+  }
+  return [=](std::int64_t step) {
+    double p = static_cast<double>(step) / static_cast<double>(decay_steps);
+    if (staircase) p = std::floor(p);
+    return initial_learning_rate * std::pow(decay_rate, p);
+  };
+}
+
+std::function<double(std::int64_t)> PiecewiseConstantDecay(std::vector<std::int64_t> boundaries,
+                                                           std::vector<double> values) {
+  if (values.size() != boundaries.size() + 1) {
+    throw InvalidArgumentError(
+        fmt::format("The length of boundaries should be 1 less than the length of values "
+                    "(boundaries: {}, values: {})",
+                    boundaries.size(), values.size()));
+  }
+  return [boundaries = std::move(boundaries), values = std::move(values)](std::int64_t step) {
+    for (std::size_t i = 0; i < boundaries.size(); ++i) {
+      if (step <= boundaries[i]) return values[i];
+    }
+    return values.back();
+  };
+}
+
+}  // namespace schedules
+
+Optimizer::Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip)
+    : name_(std::move(name)), learning_rate_(std::move(learning_rate)), clip_(clip) {
+  if (clip_.clipnorm && clip_.global_clipnorm) {
+    throw InvalidArgumentError(
+        fmt::format("Cannot accept both `clipnorm` and `global_clipnorm`. Received: `clipnorm`={}, "
+                    "`global_clipnorm`={}.",
+                    *clip_.clipnorm, *clip_.global_clipnorm));
+  }
+}
+
+std::int64_t Optimizer::iterations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return iterations_;
+}
+
+double Optimizer::learning_rate() const { return learning_rate_.at(iterations()); }
+
+const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
+  auto it = slots_.find(variable.id());
+  if (it != slots_.end()) return it->second;
+  std::vector<Variable> slots;
+  const std::string base = variable.name().substr(0, variable.name().rfind(':'));
+  // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under.
+  auto scope = device(variable.device());
+  for (const std::string& slot : slot_names()) {
+    slots.emplace_back(fill(variable.shape(), slot_initial_value(slot), variable.dtype()),
+                       VariableOptions{name_ + "/" + base + "/" + slot, false});
+  }
+  return slots_.emplace(variable.id(), std::move(slots)).first->second;
+}
+
+Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::vector<std::string> names = slot_names();
+  auto it = slots_.find(variable.id());
+  for (std::size_t i = 0; it != slots_.end() && i < names.size(); ++i) {
+    if (names[i] == slot_name) return it->second[i];
+  }
+  throw InvalidArgumentError(fmt::format("No slot '{}' for variable '{}' in optimizer {}",
+                                         slot_name, variable.name(), name_));
+}
+
+void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars) {
+  // Check everything before any variable changes.
+  std::vector<std::pair<Tensor, Variable>> updates;
+  std::vector<std::string> missing;
+  for (const auto& [grad, var] : grads_and_vars) {
+    if (!var.defined()) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+    if (!grad || !grad->defined()) {
+      missing.push_back(var.name());
+      continue;
+    }
+    if (grad->shape() != var.shape() || grad->dtype() != var.dtype()) {
+      throw InvalidArgumentError(fmt::format(
+          "The gradient of variable '{}' has shape {} and dtype {}, the variable {} and {}",
+          var.name(), grad->shape().to_tuple_string(), dtype_name(grad->dtype()),
+          var.shape().to_tuple_string(), dtype_name(var.dtype())));
+    }
+    if (!is_floating(var.dtype())) {
+      throw InvalidArgumentError(
+          fmt::format("Variable '{}' is {}: optimizers update floating variables", var.name(),
+                      dtype_name(var.dtype())));
+    }
+    updates.emplace_back(*grad, var);
+  }
+  if (updates.empty()) {
+    throw InvalidArgumentError(
+        fmt::format("No gradients provided for any variable: {}.", names_of(missing)));
+  }
+  if (!missing.empty()) {
+    runtime::emit_log(debugging::LogLevel::kWarning,
+                      fmt::format("Gradients do not exist for variables {} when minimizing the "
+                                  "loss. If you're using `model.compile()`, did you forget to "
+                                  "provide a `loss` argument?",
+                                  names_of(missing)));
+  }
+  // Keras's order: clipnorm, global_clipnorm, clipvalue.
+  if (clip_.clipnorm) {
+    for (auto& [g, v] : updates) g = clip_by_norm(g, *clip_.clipnorm);
+  }
+  if (clip_.global_clipnorm) {
+    Tensor total;
+    for (auto& [g, v] : updates) {
+      const Tensor s = cast(reduce_sum(g * g), kFloat32);
+      total = total.defined() ? total + s : s;
+    }
+    const double norm = std::sqrt(static_cast<double>(total.item<float>()));
+    const double scale =
+        *clip_.global_clipnorm * std::min(1.0 / norm, 1.0 / *clip_.global_clipnorm);
+    for (auto& [g, v] : updates) g = g * scale;
+  }
+  if (clip_.clipvalue) {
+    for (auto& [g, v] : updates) {
+      g = clip_by_value(g, scalar_like(g, -*clip_.clipvalue), scalar_like(g, *clip_.clipvalue));
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const double lr = learning_rate_.at(iterations_);
+  const std::int64_t step = iterations_ + 1;
+  for (const auto& [g, v] : updates) apply_one(v, slots_for(v), g, lr, step);
+  ++iterations_;
+}
+
+void Optimizer::minimize(const std::function<Tensor()>& loss,
+                         const std::vector<Variable>& variables) {
+  GradientTape tape;
+  const Tensor value = loss();
+  std::vector<GradientSource> sources(variables.begin(), variables.end());
+  const auto grads = tape.gradient(value, sources);
+  std::vector<GradientAndVariable> pairs;
+  for (std::size_t i = 0; i < variables.size(); ++i) pairs.emplace_back(grads[i], variables[i]);
+  apply_gradients(pairs);
+}
+
+}  // namespace eagle::optimizers
