@@ -14,6 +14,7 @@
 #include "kernels/numeric.hpp"
 #include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
+#include "kernels/truncated_normal.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -218,6 +219,31 @@ struct Random {
   };
 };
 
+template <class S>
+__global__ void truncated_normal_values(S* __restrict__ out, std::int64_t n, std::uint64_t seed,
+                                        double mean, double stddev) {
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const double z = kernels::truncated_standard_normal(seed, static_cast<std::uint64_t>(i));
+    out[i] = convert_value<S>(__dadd_rn(mean, __dmul_rn(stddev, z)));
+  }
+}
+
+template <class T>
+struct TruncatedNormalKernel {
+  static void run(KernelContext& ctx) {
+    using S = storage_t<T>;
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    const std::int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
+    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    truncated_normal_values<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
+        out->data<S>(), n, attrs.seed, attrs.a, attrs.b);
+    check_launch("truncated_normal_values");
+  }
+};
+
 template <class From>
 struct CastKernel {
   static void run(KernelContext& ctx) {
@@ -253,6 +279,7 @@ void register_creation_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kRange, DeviceType::kGPU, RangeKernel>(table);
   kernels::register_op<OpId::kRandomUniform, DeviceType::kGPU, Random<false>::Kernel>(table);
   kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kGPU, Random<true>::Kernel>(table);
+  kernels::register_op<OpId::kTruncatedNormal, DeviceType::kGPU, TruncatedNormalKernel>(table);
   kernels::register_op<OpId::kCast, DeviceType::kGPU, CastKernel>(table);
   kernels::register_op<OpId::kIdentity, DeviceType::kGPU, IdentityKernel>(table);
 }

@@ -431,7 +431,8 @@ std::string shapes_str(const Shape& a, const Shape& b) {
 
 const std::vector<OpId> kCreationOps = {OpId::kConst, OpId::kFill, OpId::kIdentity};
 const std::vector<OpId> kRangeOps = {OpId::kRange};
-const std::vector<OpId> kRandomOps = {OpId::kRandomUniform, OpId::kRandomStandardNormal};
+const std::vector<OpId> kRandomOps = {OpId::kRandomUniform, OpId::kRandomStandardNormal,
+                                      OpId::kTruncatedNormal};
 const std::vector<OpId> kCastOps = {OpId::kCast};
 const std::vector<OpId> kBinaryOps = {
     OpId::kAddV2,        OpId::kSub,         OpId::kMul,
@@ -786,6 +787,20 @@ TEST_CASE("random_uniform and random_normal with a seed give the CPU's values") 
             "random_normal " + shapes[s].to_string() + " mean " + show(ms.lo) + " stddev " +
                 show(ms.hi),
             [&] { return eagle::random_normal(shapes[s], ms.lo, ms.hi, d, seed_of(s, 9)); }, tol);
+      }
+    }
+  }
+  for (DType d : gpu_dtypes(OpId::kTruncatedNormal)) {
+    for (const Range& ms : {Range{0, 1}, Range{-1, 0.05}}) {
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        Tol tol = float_tol(d);
+        tol.abs += tol.rel * ms.hi;
+        compare_op(
+            &coverage, OpId::kTruncatedNormal, d,
+            "truncated_normal " + shapes[s].to_string() + " mean " + show(ms.lo) + " stddev " +
+                show(ms.hi),
+            [&] { return eagle::truncated_normal(shapes[s], ms.lo, ms.hi, d, seed_of(s, 11)); },
+            tol);
       }
     }
   }

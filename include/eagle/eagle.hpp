@@ -9,6 +9,7 @@
 #include "eagle/format.hpp"
 #include "eagle/gradient_tape.hpp"
 #include "eagle/half.hpp"
+#include "eagle/initializers.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/optimizers.hpp"
 #include "eagle/scope.hpp"

@@ -4,10 +4,12 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
+#include "kernels/truncated_normal.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -145,6 +147,23 @@ struct RandomNormalKernel {
   }
 };
 
+// TruncatedNormal: element i from its own Philox counters (kernels/truncated_normal.hpp).
+template <class T>
+struct TruncatedNormalKernel {
+  static void run(KernelContext& ctx) {
+    auto out = ctx.allocate_output();
+    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    T* o = out->data<T>();
+    parallel_for(ctx.output_shape().num_elements(), 64, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) {
+        const double z =
+            kernels::truncated_standard_normal(attrs.seed, static_cast<std::uint64_t>(i));
+        o[i] = convert<T>(attrs.a + attrs.b * z);
+      }
+    });
+  }
+};
+
 template <class From>
 struct CastKernel {
   static void run(KernelContext& ctx) {
@@ -176,6 +195,7 @@ void register_creation_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kRange, DeviceType::kCPU, RangeKernel>(table);
   kernels::register_op<OpId::kRandomUniform, DeviceType::kCPU, RandomUniformKernel>(table);
   kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kCPU, RandomNormalKernel>(table);
+  kernels::register_op<OpId::kTruncatedNormal, DeviceType::kCPU, TruncatedNormalKernel>(table);
   kernels::register_op<OpId::kCast, DeviceType::kCPU, CastKernel>(table);
   kernels::register_op<OpId::kIdentity, DeviceType::kCPU, IdentityKernel>(table);
 }

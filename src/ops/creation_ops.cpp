@@ -186,6 +186,12 @@ Tensor random_normal(const Shape& shape, double mean, double stddev, DType dtype
   return runtime::execute1(OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
+Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype,
+                        std::optional<std::uint64_t> seed) {
+  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), mean, stddev}};
+  return runtime::execute1(OpId::kTruncatedNormal, dtype, nullptr, 0, shape, dtype, attrs);
+}
+
 Tensor identity(const Tensor& x) {
   ops::check_defined(x, OpId::kIdentity);
   return ops::run_unary(OpId::kIdentity, x, x.shape(), x.dtype());

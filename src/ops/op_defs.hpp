@@ -139,6 +139,7 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGradient)     \
   X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \
   X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
+  X(TruncatedNormal,      0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
   X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
   X(ReluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \

@@ -51,6 +51,10 @@ Tensor random_uniform(const Shape& shape, double minval = 0, double maxval = 1,
                       DType dtype = DType::kFloat32, std::optional<std::uint64_t> seed = {});
 Tensor random_normal(const Shape& shape, double mean = 0, double stddev = 1,
                      DType dtype = DType::kFloat32, std::optional<std::uint64_t> seed = {});
+// tf.random.truncated_normal: normal values, those more than two standard deviations from the
+// mean drawn again (op TruncatedNormal). The same values on every device for one seed.
+Tensor truncated_normal(const Shape& shape, double mean = 0, double stddev = 1,
+                        DType dtype = DType::kFloat32, std::optional<std::uint64_t> seed = {});
 // Copies x onto the current device (exempt from the explicit device policy).
 Tensor identity(const Tensor& x);
 Tensor cast(const Tensor& x, DType dtype);
