@@ -66,13 +66,9 @@ void add(runtime::KernelTable& table) {
 }  // namespace
 
 void register_optimizer_kernels(runtime::KernelTable& table) {
-  add<OpId::kResourceApplyGradientDescent>(table);
-  add<OpId::kResourceApplyKerasMomentum>(table);
-  add<OpId::kResourceApplyAdam>(table);
-  add<OpId::kResourceApplyAdamWithAmsgrad>(table);
-  add<OpId::kResourceApplyRMSProp>(table);
-  add<OpId::kResourceApplyCenteredRMSProp>(table);
-  add<OpId::kResourceApplyAdagradV2>(table);
+#define EAGLE_ADD_OPTIMIZER(op) add<OpId::k##op>(table);
+  EAGLE_OPTIMIZER_OPS(EAGLE_ADD_OPTIMIZER)
+#undef EAGLE_ADD_OPTIMIZER
 }
 
 }  // namespace eagle::cuda

@@ -560,10 +560,6 @@ bool is_float(DType dtype) {
 
 bool is_int(DType dtype) { return dtype == DType::kInt32 || dtype == DType::kInt64; }
 
-}  // namespace
-
-namespace {
-
 // The element texts of the shown elements, aligned, as str() and repr() both print them.
 std::vector<std::string> element_texts(DType dtype, const Layout& layout, const void* host_data) {
   const std::vector<std::int64_t> offsets = layout.shown_offsets();
@@ -617,29 +613,10 @@ std::string format_array_repr(DType dtype, const Shape& shape, const void* host_
 }
 
 std::string format_array(DType dtype, const Shape& shape, const void* host_data) {
-  if (shape.rank() == 0) {
-    if (is_float(dtype)) return scalar_text(load_float(dtype, host_data, 0), float_kind(dtype));
-    if (is_int(dtype)) return std::to_string(load_int(dtype, host_data, 0));
-    return load_bool(host_data, 0) ? "True" : "False";
-  }
+  if (shape.rank() == 0) return scalar_text_of(dtype, host_data);
   if (shape.num_elements() == 0) return "[]";
-
   const Layout layout(shape);
-  const std::vector<std::int64_t> offsets = layout.shown_offsets();
-  std::vector<std::string> texts;
-  texts.reserve(offsets.size());
-  if (is_float(dtype)) {
-    std::vector<double> values;
-    values.reserve(offsets.size());
-    for (std::int64_t i : offsets) values.push_back(load_float(dtype, host_data, i));
-    texts = float_texts(values, float_kind(dtype));
-  } else if (is_int(dtype)) {
-    for (std::int64_t i : offsets) texts.push_back(std::to_string(load_int(dtype, host_data, i)));
-  } else {
-    for (std::int64_t i : offsets) texts.push_back(load_bool(host_data, i) ? " True" : "False");
-  }
-  align_right(texts);
-  return layout.render(texts);
+  return layout.render(element_texts(dtype, layout, host_data));
 }
 
 }  // namespace eagle::detail
