@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autodiff/gradient_registry.hpp"
+#include "autodiff/tape.hpp"
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 #include "ops/op_defs.hpp"
@@ -274,4 +275,15 @@ TEST_CASE("the gradient of einsum with a repeated label in one operand is Unimpl
   CHECK_THROWS_MATCHES(tape.gradient(trace, {m}), eagle::UnimplementedError,
                        Catch::Message("The gradient of Einsum with a label repeated within one "
                                       "operand ('ii->') is not implemented [Op:Einsum]"));
+}
+
+TEST_CASE("the tape's id set: inserts, lookups and growth") {
+  eagle::autodiff::IdSet set;
+  CHECK_FALSE(set.contains(7));
+  for (std::uint64_t id = 1; id <= 10000; ++id) CHECK(set.insert(id * 4099));
+  CHECK_FALSE(set.insert(4099));
+  for (std::uint64_t id = 1; id <= 10000; ++id) REQUIRE(set.contains(id * 4099));
+  CHECK_FALSE(set.contains(4098));
+  set.clear();
+  CHECK_FALSE(set.contains(4099));
 }

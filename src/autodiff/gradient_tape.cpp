@@ -58,7 +58,7 @@ std::vector<std::optional<Tensor>> backward(const TapeState& tape,
   // A source the tape never watched gets no gradient, even when a recorded op read it
   // (TensorFlow: tape.gradient(x * c, [x, c]) is [c, None] when only x was watched).
   for (const GradientSource& s : sources) {
-    if (is_floating(s.dtype()) && tape.watched.count(s.id()) != 0) source_ids.insert(s.id());
+    if (is_floating(s.dtype()) && tape.watched.contains(s.id())) source_ids.insert(s.id());
   }
   std::unordered_set<std::uint64_t> depends = source_ids;
   // Entries a persistent tape records during this pass (its own backward ops) are not walked.

@@ -55,7 +55,7 @@ class TapeSet final : public runtime::OpListener {
  private:
   static bool watches_an_input(const TapeState& tape, const runtime::ExecutedOp& op) {
     for (int i = 0; i < op.num_inputs; ++i) {
-      if (tape.watched.count(impl_of(op.inputs[i])->id()) != 0) return true;
+      if (tape.watched.contains(impl_of(op.inputs[i])->id())) return true;
     }
     return false;
   }
@@ -83,7 +83,7 @@ thread_local TapeSet t_tape_set;
 
 void TapeState::watch_variable(const std::shared_ptr<detail::VariableState>& state) {
   const std::uint64_t id = impl_of(state->buffer)->id();
-  if (!watched.insert(id).second) return;
+  if (!watched.insert(id)) return;
   watched_variables.push_back(state);
 }
 
