@@ -15,14 +15,10 @@ using Grads = std::vector<Tensor>;
 void reshape_grad(const GradContext& c, Grads& g) { g[0] = reshape_to(c.grad(), c.input_shape(0)); }
 
 void transpose_grad(const GradContext& c, Grads& g) {
-  const std::vector<int>& perm = c.attrs<ops::TransposeAttrs>().perm;
-  const int rank = static_cast<int>(perm.size());
+  const std::vector<int>& perm = c.attrs<ops::TransposeAttrs>().perm;  // normalized by transpose
   std::vector<int> inverse(perm.size());
-  for (int i = 0; i < rank; ++i) {
-    const int p = perm[static_cast<std::size_t>(i)] < 0 ? perm[static_cast<std::size_t>(i)] + rank
-                                                        : perm[static_cast<std::size_t>(i)];
-    inverse[static_cast<std::size_t>(p)] = i;
-  }
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
   g[0] = transpose(c.grad(), inverse);
 }
 

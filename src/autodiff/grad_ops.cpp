@@ -53,10 +53,6 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
   return reshape_to(summed, shape);
 }
 
-Tensor select(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  return where(condition, a, b);
-}
-
 Tensor scatter_along_axis(const Tensor& g, int axis, const std::vector<std::int64_t>& source,
                           std::int64_t size) {
   // One-hot matrix [g's extent, size]: row j has its 1 at source[j].
@@ -76,7 +72,5 @@ Tensor scatter_along_axis(const Tensor& g, int axis, const std::vector<std::int6
   for (int i = 0; i < rank; ++i) identity = identity && perm[static_cast<std::size_t>(i)] == i;
   return identity ? moved : transpose(moved, perm);
 }
-
-Tensor scalar_of(const Tensor& x, double value) { return scalar_like(x, value); }
 
 }  // namespace eagle::autodiff

@@ -24,14 +24,10 @@ Tensor reciprocal_grad(const Tensor& y, const Tensor& dy);
 // has that shape.
 Tensor sum_to(const Tensor& g, const Shape& shape);
 Tensor reshape_to(const Tensor& x, const Shape& shape);
-// `a` where `condition` holds, else `b` (same shapes); `b` may be a scalar zero.
-Tensor select(const Tensor& condition, const Tensor& a, const Tensor& b);
 // The gradient of a gather along one axis with indices known on the host: the result has `size`
 // entries along `axis`, entry i the sum of g's entries j with source[j] == i (one matmul with a
 // one-hot matrix, so every backend has it). Used by MirrorPad and StridedSlice.
 Tensor scatter_along_axis(const Tensor& g, int axis, const std::vector<std::int64_t>& source,
                           std::int64_t size);
-// A scalar of x's dtype.
-Tensor scalar_of(const Tensor& x, double value);
 
 }  // namespace eagle::autodiff

@@ -71,7 +71,7 @@ void gather_nd_grad(const GradContext& c, Grads& g) {
 void select_grad(const GradContext& c, Grads& g) {
   const Tensor& condition = c.input(0);
   const Tensor grad = c.grad();
-  const Tensor zero = scalar_of(grad, 0);
+  const Tensor zero = scalar_like(grad, 0);
   if (c.needs_input_grad(1)) g[1] = sum_to(where(condition, grad, zero), c.input_shape(1));
   if (c.needs_input_grad(2)) g[2] = sum_to(where(condition, zero, grad), c.input_shape(2));
 }

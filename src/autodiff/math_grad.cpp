@@ -39,10 +39,10 @@ void max_min_grad(const GradContext& c, Grads& g) {
   const Tensor& y = c.input(1);
   const Tensor x_wins = kMaximum ? greater_equal(x, y) : less_equal(x, y);
   const Tensor grad = c.grad();
-  const Tensor zero = scalar_of(grad, 0);
-  if (c.needs_input_grad(0)) g[0] = sum_to(select(x_wins, grad, zero), c.input_shape(0));
+  const Tensor zero = scalar_like(grad, 0);
+  if (c.needs_input_grad(0)) g[0] = sum_to(where(x_wins, grad, zero), c.input_shape(0));
   if (c.needs_input_grad(1))
-    g[1] = sum_to(select(logical_not(x_wins), grad, zero), c.input_shape(1));
+    g[1] = sum_to(where(logical_not(x_wins), grad, zero), c.input_shape(1));
 }
 void pow_grad(const GradContext& c, Grads& g) {
   const Tensor& x = c.input(0);
@@ -50,14 +50,14 @@ void pow_grad(const GradContext& c, Grads& g) {
   const Tensor& z = c.output(0);
   const Tensor grad = c.grad();
   if (c.needs_input_grad(0)) {
-    g[0] =
-        sum_to(multiply(multiply(grad, y), pow(x, subtract(y, scalar_of(y, 1)))), c.input_shape(0));
+    g[0] = sum_to(multiply(multiply(grad, y), pow(x, subtract(y, scalar_like(y, 1)))),
+                  c.input_shape(0));
   }
   if (c.needs_input_grad(1)) {
     // log(x) where x > 0, else 0 (TensorFlow's choice: the real gradient is undefined there).
-    const Tensor positive = greater(x, scalar_of(x, 0));
-    const Tensor safe_x = select(positive, x, scalar_of(x, 1));
-    const Tensor log_x = select(positive, log(safe_x), scalar_of(x, 0));
+    const Tensor positive = greater(x, scalar_like(x, 0));
+    const Tensor safe_x = where(positive, x, scalar_like(x, 1));
+    const Tensor log_x = where(positive, log(safe_x), scalar_like(x, 0));
     g[1] = sum_to(multiply(multiply(grad, z), log_x), c.input_shape(1));
   }
 }
@@ -71,7 +71,7 @@ void floor_mod_grad(const GradContext& c, Grads& g) {
 void squared_difference_grad(const GradContext& c, Grads& g) {
   const Tensor grad = c.grad();
   const Tensor x_grad =
-      multiply(multiply(scalar_of(grad, 2), grad), subtract(c.input(0), c.input(1)));
+      multiply(multiply(scalar_like(grad, 2), grad), subtract(c.input(0), c.input(1)));
   if (c.needs_input_grad(0)) g[0] = sum_to(x_grad, c.input_shape(0));
   if (c.needs_input_grad(1)) g[1] = sum_to(negative(x_grad), c.input_shape(1));
 }
@@ -83,7 +83,7 @@ void exp_grad(const GradContext& c, Grads& g) { g[0] = multiply(c.grad(), c.outp
 void log_grad(const GradContext& c, Grads& g) { g[0] = multiply(c.grad(), reciprocal(c.input(0))); }
 void sqrt_op_grad(const GradContext& c, Grads& g) { g[0] = sqrt_grad(c.output(), c.grad()); }
 void square_grad(const GradContext& c, Grads& g) {
-  g[0] = multiply(c.grad(), multiply(c.input(0), scalar_of(c.grad(), 2)));
+  g[0] = multiply(c.grad(), multiply(c.input(0), scalar_like(c.grad(), 2)));
 }
 void relu_op_grad(const GradContext& c, Grads& g) { g[0] = relu_grad(c.grad(), c.output()); }
 void sigmoid_op_grad(const GradContext& c, Grads& g) { g[0] = sigmoid_grad(c.output(), c.grad()); }
@@ -95,11 +95,11 @@ void reciprocal_op_grad(const GradContext& c, Grads& g) {
 }
 void log1p_grad(const GradContext& c, Grads& g) {
   const Tensor& x = c.input(0);
-  g[0] = multiply(c.grad(), reciprocal(add(scalar_of(x, 1), x)));
+  g[0] = multiply(c.grad(), reciprocal(add(scalar_like(x, 1), x)));
 }
 void erf_grad(const GradContext& c, Grads& g) {
   const Tensor& x = c.input(0);
-  const Tensor two_over_root_pi = scalar_of(x, 2 / std::sqrt(M_PI));
+  const Tensor two_over_root_pi = scalar_like(x, 2 / std::sqrt(M_PI));
   g[0] = multiply(multiply(c.grad(), two_over_root_pi), exp(negative(square(x))));
 }
 void sin_grad(const GradContext& c, Grads& g) { g[0] = multiply(c.grad(), cos(c.input(0))); }
@@ -117,28 +117,28 @@ void sigmoid_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& dy = c.input(1);
   const Tensor grad = c.grad();
   const Tensor gb = multiply(grad, dy);
-  if (c.needs_input_grad(0)) g[0] = subtract(gb, multiply(multiply(scalar_of(y, 2), gb), y));
+  if (c.needs_input_grad(0)) g[0] = subtract(gb, multiply(multiply(scalar_like(y, 2), gb), y));
   if (c.needs_input_grad(1)) g[1] = sigmoid_grad(y, grad);
 }
 void tanh_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& y = c.input(0);
   const Tensor& dy = c.input(1);
   const Tensor grad = c.grad();
-  if (c.needs_input_grad(0)) g[0] = multiply(multiply(multiply(grad, scalar_of(y, -2)), dy), y);
+  if (c.needs_input_grad(0)) g[0] = multiply(multiply(multiply(grad, scalar_like(y, -2)), dy), y);
   if (c.needs_input_grad(1)) g[1] = tanh_grad(y, grad);
 }
 void sqrt_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& y = c.input(0);
   const Tensor ga = divide(c.grad(), y);
   if (c.needs_input_grad(0)) g[0] = multiply(negative(ga), c.output());
-  if (c.needs_input_grad(1)) g[1] = multiply(scalar_of(y, 0.5), ga);
+  if (c.needs_input_grad(1)) g[1] = multiply(scalar_like(y, 0.5), ga);
 }
 void rsqrt_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& y = c.input(0);
   const Tensor& dy = c.input(1);
   const Tensor grad = c.grad();
   if (c.needs_input_grad(0)) {
-    g[0] = multiply(multiply(multiply(scalar_of(y, -1.5), grad), dy), square(y));
+    g[0] = multiply(multiply(multiply(scalar_like(y, -1.5), grad), dy), square(y));
   }
   if (c.needs_input_grad(1)) g[1] = rsqrt_grad(y, grad);
 }
@@ -146,7 +146,7 @@ void reciprocal_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& y = c.input(0);
   const Tensor& dy = c.input(1);
   const Tensor grad = c.grad();
-  if (c.needs_input_grad(0)) g[0] = multiply(multiply(multiply(grad, scalar_of(y, -2)), dy), y);
+  if (c.needs_input_grad(0)) g[0] = multiply(multiply(multiply(grad, scalar_like(y, -2)), dy), y);
   if (c.needs_input_grad(1)) g[1] = reciprocal_grad(y, grad);
 }
 

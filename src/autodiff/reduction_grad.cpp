@@ -26,7 +26,7 @@ void mean_grad(const GradContext& c, Grads& g) {
   const std::int64_t out = c.output_shape().num_elements();
   const double count = out == 0 ? 1.0 : static_cast<double>(in) / static_cast<double>(out);
   const Tensor spread = broadcast_to(reshape_to(c.grad(), kept_shape(c)), c.input_shape(0));
-  g[0] = divide(spread, scalar_of(spread, count));
+  g[0] = divide(spread, scalar_like(spread, count));
 }
 
 // Equal maxima share the gradient equally (TensorFlow's rule, SEMANTICS §9).
@@ -46,12 +46,12 @@ void prod_grad(const GradContext& c, Grads& g) {
   const Shape kept = kept_shape(c);
   const std::vector<int>& axes = c.attrs<ops::ReduceAttrs>().axes;
   const Tensor& x = c.input(0);
-  const Tensor is_zero = equal(x, scalar_of(x, 0));
-  const Tensor safe_x = select(is_zero, scalar_of(x, 1), x);
+  const Tensor is_zero = equal(x, scalar_like(x, 0));
+  const Tensor safe_x = where(is_zero, scalar_like(x, 1), x);
   const Tensor others = reduce_prod(safe_x, axes, true);  // product of the non-zeros
   const Tensor zeros = reduce_sum(cast(is_zero, x.dtype()), axes, true);
-  const Tensor none_zero = cast(equal(zeros, scalar_of(x, 0)), x.dtype());
-  const Tensor one_zero = cast(equal(zeros, scalar_of(x, 1)), x.dtype());
+  const Tensor none_zero = cast(equal(zeros, scalar_like(x, 0)), x.dtype());
+  const Tensor one_zero = cast(equal(zeros, scalar_like(x, 1)), x.dtype());
   const Tensor when_none = multiply(none_zero, divide(others, safe_x));
   const Tensor when_one = multiply(multiply(one_zero, cast(is_zero, x.dtype())), others);
   g[0] = multiply(add(when_none, when_one), reshape_to(c.grad(), kept));

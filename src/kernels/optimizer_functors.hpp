@@ -111,10 +111,12 @@ struct AdagradStep {
 namespace eagle::kernels {
 
 // The ops the functors below serve; each backend registers its kernel for every one.
-#define EAGLE_OPTIMIZER_OPS(X)                                                       \
-  X(ResourceApplyGradientDescent)                                                    \
-  X(ResourceApplyKerasMomentum) X(ResourceApplyAdam) X(ResourceApplyAdamWithAmsgrad) \
-      X(ResourceApplyRMSProp) X(ResourceApplyCenteredRMSProp) X(ResourceApplyAdagradV2)
+// clang-format off
+#define EAGLE_OPTIMIZER_OPS(X) \
+  X(ResourceApplyGradientDescent) X(ResourceApplyKerasMomentum) X(ResourceApplyAdam) \
+  X(ResourceApplyAdamWithAmsgrad) X(ResourceApplyRMSProp) X(ResourceApplyCenteredRMSProp) \
+  X(ResourceApplyAdagradV2)
+// clang-format on
 
 // The (op, attributes) -> functor choice both backends make: `run.template operator()<Step>()`
 // is called with the functor type for T's compute type C.
