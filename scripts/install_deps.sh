@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(cmake g++ ninja-build libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev libfmt-dev
           catch2 libbenchmark-dev)
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=(clang libclang-rt-dev); fi
+packages+=(valgrind qemu-user)  # the deterministic checks of scripts/test.sh
 
 missing=()
 for p in "${packages[@]}"; do
