@@ -7,3 +7,16 @@ set(BLA_VENDOR OpenBLAS)
 find_package(BLAS REQUIRED)
 find_path(EAGLE_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas REQUIRED)
 find_package(Threads REQUIRED)
+# eagle::data reads gzipped IDX files (Fashion-MNIST) through zlib.
+find_package(ZLIB REQUIRED)
+# Keras .weights.h5 files (eagle::io) need HDF5's C library; without it the build still works and
+# saving or loading weights raises UnimplementedError (docs/design.md, "Optional dependencies").
+# FindHDF5 test-compiles a C file, so the C language is enabled first (the library stays C++).
+if(NOT DEFINED EAGLE_HDF5 OR EAGLE_HDF5)
+  enable_language(C)
+  find_package(HDF5 COMPONENTS C QUIET)
+endif()
+option(EAGLE_HDF5 "Read and write Keras .weights.h5 files through HDF5's C library" ${HDF5_FOUND})
+if(EAGLE_HDF5 AND NOT HDF5_FOUND)
+  message(FATAL_ERROR "EAGLE_HDF5=ON but HDF5's C library was not found (Debian: libhdf5-dev)")
+endif()

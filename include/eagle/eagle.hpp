@@ -16,3 +16,5 @@
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
+// eagle::data: IDX files, Fashion-MNIST, tf.data-style datasets.
+#include "eagle/data.hpp"

@@ -1,0 +1,14 @@
+#include "data/host_tensor.hpp"
+
+namespace eagle::data {
+
+const unsigned char* host_bytes(const Tensor& t, std::vector<unsigned char>& staging) {
+  const runtime::TensorImpl& impl = *runtime::impl_of(t);
+  runtime::Device& device = impl.device();
+  if (device.host_accessible()) return static_cast<const unsigned char*>(impl.data());
+  staging.resize(impl.bytes());
+  if (!staging.empty()) device.copy_to_host(staging.data(), impl.data(), staging.size());
+  return staging.data();
+}
+
+}  // namespace eagle::data
