@@ -102,8 +102,11 @@ __global__ void flag_elements(const S* __restrict__ x, std::int64_t n, int* flag
   }
 }
 
-template <class S, class Out, class Fn>
-__global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out, std::int64_t n) {
+// The loop of a unary kernel, over packs then the tail. `x` and `out` may be the same array (an
+// input forwarded to the output, Note [Kernel contract]): each element is read before it is
+// written, by the same thread.
+template <class S, class Out, class Fn, class In, class OutPtr>
+__device__ __forceinline__ void unary_loop(In x, OutPtr out, std::int64_t n) {
   constexpr int kWidth = kPackWidth<S>;
   const Fn fn{};
   const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -119,6 +122,18 @@ __global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out,
   for (std::int64_t i = packs * kWidth + start; i < n; i += stride) {
     out[i] = convert_value<Out>(fn(load_value(x[i])));
   }
+}
+
+template <class S, class Out, class Fn>
+__global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out, std::int64_t n) {
+  unary_loop<S, Out, Fn>(x, out, n);
+}
+
+// In place, so without __restrict__ (which would let the compiler read through the
+// non-coherent cache what this kernel writes).
+template <class S, class Fn>
+__global__ void unary_in_place(S* data, std::int64_t n) {
+  unary_loop<S, S, Fn>(static_cast<const S*>(data), data, n);
 }
 
 // ---- Kernel functions ---------------------------------------------------------------------------
@@ -209,13 +224,23 @@ void unary_kernel(KernelContext& ctx) {
   using Out = std::conditional_t<std::is_same_v<decltype(Fn{}(compute_of_t<S>{})), bool>, bool, S>;
   const LaunchScope scope(ctx);
   const runtime::TensorImpl& x = ctx.input(0);
-  auto out = ctx.allocate_output();
+  // A donated input's bytes become the output's when the types agree, as on the CPU (TF's input
+  // forwarding: `x = relu(std::move(x))` allocates nothing).
+  runtime::TensorImpl* out =
+      std::is_same_v<Out, S> ? ctx.forward_input_or_allocate_output(0) : ctx.allocate_output();
   const std::int64_t n = ctx.output_shape().num_elements();
   if (n == 0) return;
   // Storage is 256-byte aligned (BfcAllocator), so packs always apply to whole tensors.
+  const unsigned int grid = grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device());
+  if constexpr (std::is_same_v<Out, S>) {
+    if (out->data() == x.data()) {
+      unary_in_place<S, Fn><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n);
+      check_launch("unary elementwise kernel (in place)");
+      return;
+    }
+  }
   unary_contiguous<S, Out, Fn>
-      <<<grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device()), kBlockSize, 0,
-         scope.stream()>>>(x.data<const S>(), out->data<Out>(), n);
+      <<<grid, kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<Out>(), n);
   check_launch("unary elementwise kernel");
 }
 

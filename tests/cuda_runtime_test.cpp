@@ -17,6 +17,9 @@
 #include "fresh_runtime.hpp"
 #include "real_gpu.hpp"
 #include "runtime/device_config.hpp"
+#include "runtime/dispatcher.hpp"
+#include "runtime/tensor_access.hpp"
+#include "runtime/tensor_impl.hpp"
 
 namespace {
 
@@ -364,6 +367,33 @@ TEST_CASE("CUDA: a CPU constant used on the GPU is copied once and the copy is r
   CHECK(eagle::config::get_memory_info("GPU:0").current == after_first + 256);
   CHECK(c2.to_vector<float>() == c1.to_vector<float>());
   CHECK(c1.to_vector<float>() == std::vector<float>{22, 28, 49, 64});
+}
+
+TEST_CASE("CUDA: a donated input's bytes become a unary op's output, in place") {
+  using eagle::runtime::OpId;
+  const eagle::runtime::TensorSpec spec{eagle::Shape{1000}, eagle::DType::kFloat32};
+  const auto negate = [&](eagle::Tensor x, bool donate) {
+    const eagle::Tensor inputs[1] = {std::move(x)};
+    auto on_gpu = eagle::device("/GPU:0");
+    return eagle::runtime::execute1({OpId::kNeg, eagle::DType::kFloat32, inputs, 1, &spec, 1,
+                                     eagle::runtime::no_attrs(), false, 0u, donate ? 1u : 0u});
+  };
+  std::vector<float> values(1000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) - 500.f;
+  eagle::Tensor x =
+      eagle::with_device("/GPU:0", [&] { return eagle::identity(eagle::constant(values)); });
+  REQUIRE(x.device() == full("GPU:0"));
+  const void* bytes = eagle::runtime::impl_of(x)->data();
+  eagle::Tensor y = negate(std::move(x), true);
+  CHECK(eagle::runtime::impl_of(y)->data() == bytes);  // the in-place kernel ran
+  std::vector<float> want(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) want[i] = -values[i];
+  CHECK(y.to_vector<float>() == want);
+  // The caller still holds y: fresh bytes, y unchanged.
+  const eagle::Tensor z = negate(y, true);
+  CHECK(eagle::runtime::impl_of(z)->data() != eagle::runtime::impl_of(y)->data());
+  CHECK(y.to_vector<float>() == want);
+  CHECK(z.to_vector<float>() == values);
 }
 
 int main(int argc, char* argv[]) {
