@@ -16,3 +16,5 @@
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
+// Keras 2's layers, models and fit (eagle::keras).
+#include "eagle/keras.hpp"
