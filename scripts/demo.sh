@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 cmake --preset default >/dev/null
 samples=(log_device_placement manual_placement soft_placement visible_devices memory_growth
-         memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop keras_mlp tour)
+         memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop
+         keras_mlp tour)
 cmake --build --preset default --target "${samples[@]}"
 build/default/samples/tour
 printf '\n==== Training: a linear regression with a GradientTape and SGD ====\n'

@@ -251,3 +251,32 @@ TEST_CASE("keras: a model built under a device scope keeps its variables on that
   cpu_model.add(layers::Dense(4));
   CHECK(cpu_model.weights()[0].device() == kCpu0);
 }
+
+TEST_CASE("keras: input_shape on the first layer builds a Sequential as layers are added") {
+  keras::backend::clear_session();
+  keras::Sequential model;
+  layers::LayerOptions flat;
+  flat.input_shape = keras::TensorShape{28, 28};
+  model.add(layers::Flatten(flat));
+  CHECK(model.built());
+  model.add(layers::Dense(10, "softmax"));
+  REQUIRE(model.layers().size() == 2);
+  CHECK(model.layers()[0]->output_shape() == keras::TensorShape{std::nullopt, 784});
+  CHECK(model.layers()[1]->output_shape() == keras::TensorShape{std::nullopt, 10});
+  CHECK(model.count_params() == 7850);
+  const Tensor y = model(eagle::ones({5, 28, 28}));
+  CHECK(y.shape() == eagle::Shape{5, 10});
+  const auto rows = eagle::reduce_sum(y, -1).to_vector<float>();
+  for (float r : rows) CHECK(r == Approx(1.0f));
+  // Dense with input_shape in its options.
+  keras::Sequential dense_first;
+  layers::DenseOptions options;
+  options.input_shape = keras::TensorShape{3};
+  dense_first.add(layers::Dense(2, "relu", options));
+  CHECK(dense_first.built());
+  CHECK(dense_first.count_params() == 8);
+  dense_first.pop();
+  CHECK(dense_first.layers().empty());
+  CHECK_THROWS_MATCHES(dense_first.pop(), eagle::InvalidArgumentError,
+                       Catch::Matchers::Message("There are no layers in the model."));
+}
