@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Sets everything up (packages, build) and runs the demo: a guided tour of the seed tutorials,
-# then training: a linear regression and an MLP with gradient tapes and Keras's optimizers.
+# then training: a linear regression and an MLP with gradient tapes and Keras's optimizers, and
+# an MLP with eagle::keras's Sequential and fit.
 # From a terminal the tour waits for Enter between steps; otherwise it runs straight through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 cmake --preset default >/dev/null
 samples=(log_device_placement manual_placement soft_placement visible_devices memory_growth
-         memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop tour)
+         memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop
+         keras_mlp tour)
 cmake --build --preset default --target "${samples[@]}"
 build/default/samples/tour
 printf '\n==== Training: a linear regression with a GradientTape and SGD ====\n'
 build/default/samples/linear_regression
 printf '\n==== Training: an MLP on two spirals with Adam ====\n'
 build/default/samples/custom_training_loop
+printf '\n==== Keras: an MLP with Sequential, compile and fit ====\n'
+build/default/samples/keras_mlp
 printf '\nEach example on its own: build/default/samples/<name>, <name> one of\n  %s\n' \
   "${samples[*]:0:${#samples[@]}-1}"

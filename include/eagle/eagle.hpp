@@ -18,3 +18,5 @@
 #include "eagle/variable.hpp"
 // eagle::data: IDX files, Fashion-MNIST, tf.data-style datasets.
 #include "eagle/data.hpp"
+// Keras 2's layers, models and fit (eagle::keras).
+#include "eagle/keras.hpp"

@@ -1,0 +1,13 @@
+// eagle::keras: Keras 2's layers, models and training loop (SEMANTICS §11), on eagle's
+// variables, gradient tapes, optimizers and initializers.
+#pragma once
+
+#include "eagle/keras/activations.hpp"
+#include "eagle/keras/backend.hpp"
+#include "eagle/keras/callbacks.hpp"
+#include "eagle/keras/layer.hpp"
+#include "eagle/keras/layers.hpp"
+#include "eagle/keras/losses.hpp"
+#include "eagle/keras/metrics.hpp"
+#include "eagle/keras/models.hpp"
+#include "eagle/keras/progbar.hpp"

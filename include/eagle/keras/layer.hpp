@@ -1,0 +1,111 @@
+// eagle::keras::Layer: Keras 2's base layer (names, build on first call, weights, input checks).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eagle/initializers.hpp"
+#include "eagle/tensor.hpp"
+#include "eagle/variable.hpp"
+
+namespace eagle::keras {
+
+// A shape whose dimensions may be unknown (Keras's None, usually the batch): (None, 784).
+using TensorShape = std::vector<std::optional<std::int64_t>>;
+// Python's repr of the shape tuple: "(None, 26, 26, 32)", "(None,)".
+std::string to_string(const TensorShape& shape);
+// The shape of a tensor, every dimension known.
+TensorShape shape_of(const Tensor& x);
+
+// An initializer argument: a Keras name ("glorot_uniform", "zeros", ...) or a function.
+class InitializerArg {
+ public:
+  InitializerArg(const char* name) : name_(name) {}             // NOLINT: implicit by design
+  InitializerArg(std::string name) : name_(std::move(name)) {}  // NOLINT: implicit by design
+  InitializerArg(initializers::Initializer fn) : fn_(std::move(fn)) {}  // NOLINT: implicit
+  // The initializer (the name resolved by initializers::get, which refuses unknown names).
+  initializers::Initializer get() const;
+
+ private:
+  std::string name_;
+  initializers::Initializer fn_;
+};
+
+// Layers are used through std::shared_ptr (Sequential holds them so): a copy of a built layer
+// shares its variables.
+class Layer {
+ public:
+  virtual ~Layer() = default;
+
+  // Keras's __call__: builds the layer from the input's shape on the first call, checks the
+  // input against the layer's input spec (InvalidArgumentError with Keras's text), then call().
+  Tensor operator()(const Tensor& inputs, bool training = false);
+
+  // Creates the weights for inputs of this shape (the batch dimension may be unknown), under the
+  // current device scope: the variables stay on the device chosen then.
+  virtual void build(const TensorShape& input_shape);
+  // The computation, on an input the spec accepted.
+  virtual Tensor call(const Tensor& inputs, bool training) = 0;
+  // The output shape for an input shape (default: the same).
+  virtual TensorShape compute_output_shape(const TensorShape& input_shape) const;
+  // Keras's class name: "Dense", "Flatten", ...
+  virtual std::string class_name() const = 0;
+
+  const std::string& name() const { return name_; }
+  bool built() const { return built_; }
+  bool trainable() const { return trainable_; }
+  void set_trainable(bool trainable) { trainable_ = trainable; }
+  // The input shape given at construction (Keras's input_shape argument), if any.
+  const std::optional<TensorShape>& input_shape() const { return input_shape_; }
+  void set_input_shape(TensorShape shape) { input_shape_ = std::move(shape); }
+  // The output shape recorded when the layer was built inside a model (for summary()).
+  const std::optional<TensorShape>& output_shape() const { return output_shape_; }
+  void set_output_shape(TensorShape shape) { output_shape_ = std::move(shape); }
+
+  // Keras's weight lists: trainable ones (none when the layer is frozen), non-trainable ones,
+  // and both in that order.
+  std::vector<Variable> trainable_variables() const;
+  std::vector<Variable> non_trainable_variables() const;
+  std::vector<Variable> weights() const;
+  // Scalars in the weights. Before build: InvalidArgumentError, Keras's text.
+  std::int64_t count_params() const;
+  // The weights' values, and setting them (same count, same shapes; Keras's texts otherwise).
+  std::vector<Tensor> get_weights() const;
+  void set_weights(const std::vector<Tensor>& weights);
+
+ protected:
+  // `class_name` gives the automatic name ("Dense" -> "dense", "dense_1", ...) unless `name` is
+  // set.
+  Layer(const std::string& class_name, std::string name);
+  Layer(const Layer&) = default;
+  Layer& operator=(const Layer&) = default;
+
+  // A weight named "<layer>/<name>:0" of float32, made under the current device scope.
+  Variable add_weight(const std::string& name, const Shape& shape,
+                      const initializers::Initializer& initializer, bool trainable = true);
+  // Keras's InputSpec: the least rank accepted, and fixed sizes of some axes (negative from the
+  // end).
+  struct InputSpec {
+    std::optional<int> min_ndim;
+    std::map<int, std::int64_t> axes;
+  };
+  void set_input_spec(InputSpec spec) { input_spec_ = std::move(spec); }
+  void set_built() { built_ = true; }
+
+ private:
+  void check_input(const Tensor& inputs) const;
+
+  std::string name_;
+  bool built_ = false;
+  bool trainable_ = true;
+  std::optional<TensorShape> input_shape_;
+  std::optional<TensorShape> output_shape_;
+  std::optional<InputSpec> input_spec_;
+  std::vector<Variable> weights_;
+  std::vector<bool> weight_trainable_;
+};
+
+}  // namespace eagle::keras

@@ -1,0 +1,86 @@
+// Keras's losses, reduced as Keras reduces them (sum over the batch divided by its size).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "eagle/tensor.hpp"
+
+namespace eagle::keras::losses {
+
+class Loss {
+ public:
+  virtual ~Loss() = default;
+  // The loss of a batch: call() per sample, then Keras's "sum_over_batch_size" reduction.
+  Tensor operator()(const Tensor& y_true, const Tensor& y_pred) const;
+  // One value per sample (the last axis reduced).
+  virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
+  // Keras's name: "sparse_categorical_crossentropy", "mean_squared_error", ...
+  virtual std::string name() const = 0;
+};
+
+// Integer labels (N) or (N, 1) against (N, classes) scores. from_logits=false takes
+// probabilities: those from a softmax are turned back into its logits (Keras's fused path),
+// others clipped to [1e-7, 1 - 1e-7]. A label outside [0, classes) is InvalidArgumentError
+// with TensorFlow's text.
+class SparseCategoricalCrossentropy : public Loss {
+ public:
+  explicit SparseCategoricalCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
+  std::string name() const override { return "sparse_categorical_crossentropy"; }
+
+ private:
+  bool from_logits_;
+};
+
+// One-hot (or soft) labels against scores of the same shape; the same rules.
+class CategoricalCrossentropy : public Loss {
+ public:
+  explicit CategoricalCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
+  std::string name() const override { return "categorical_crossentropy"; }
+
+ private:
+  bool from_logits_;
+};
+
+// 0/1 labels against probabilities (a sigmoid's are turned back into logits) or logits; the
+// mean over the last axis. Keras 2's formula: -(y log(p + 1e-7) + (1 - y) log(1 - p + 1e-7))
+// with p clipped to [1e-7, 1 - 1e-7].
+class BinaryCrossentropy : public Loss {
+ public:
+  explicit BinaryCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
+  std::string name() const override { return "binary_crossentropy"; }
+
+ private:
+  bool from_logits_;
+};
+
+// mean((y_pred - y_true)^2) over the last axis.
+class MeanSquaredError : public Loss {
+ public:
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
+  std::string name() const override { return "mean_squared_error"; }
+};
+
+// mean(|y_pred - y_true|) over the last axis.
+class MeanAbsoluteError : public Loss {
+ public:
+  Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
+  std::string name() const override { return "mean_absolute_error"; }
+};
+
+// By Keras's name: "sparse_categorical_crossentropy", "categorical_crossentropy",
+// "binary_crossentropy", "mse" / "mean_squared_error", "mae" / "mean_absolute_error", or the
+// class names. Another: InvalidArgumentError "Unknown loss function: 'foo'. Please ensure ...".
+std::shared_ptr<Loss> get(const std::string& name);
+
+namespace detail {
+// Per-sample crossentropies from logits: the two places to swap for the fused
+// eagle::nn::sparse_softmax_cross_entropy_with_logits / softmax_cross_entropy_with_logits.
+Tensor sparse_softmax_xent(const Tensor& labels, const Tensor& logits);
+Tensor softmax_xent(const Tensor& labels, const Tensor& logits);
+}  // namespace detail
+
+}  // namespace eagle::keras::losses

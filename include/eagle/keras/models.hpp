@@ -1,0 +1,190 @@
+// Keras's Model training API (compile, fit, evaluate, predict, summary) and Sequential.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "eagle/keras/callbacks.hpp"
+#include "eagle/keras/layer.hpp"
+#include "eagle/keras/losses.hpp"
+#include "eagle/keras/metrics.hpp"
+#include "eagle/optimizers.hpp"
+#include "eagle/tensor.hpp"
+
+namespace eagle::keras {
+
+// compile()'s optimizer: a Keras name ("adam", "sgd", "rmsprop", "adagrad", any case; Keras's
+// defaults) or an object.
+class OptimizerArg {
+ public:
+  OptimizerArg(const char* name) : name_(name) {}             // NOLINT: implicit by design
+  OptimizerArg(std::string name) : name_(std::move(name)) {}  // NOLINT: implicit by design
+  template <class O, class = std::enable_if_t<std::is_base_of_v<optimizers::Optimizer, O>>>
+  OptimizerArg(std::shared_ptr<O> optimizer) : optimizer_(std::move(optimizer)) {}  // NOLINT
+  std::shared_ptr<optimizers::Optimizer> get() const;
+
+ private:
+  std::string name_;
+  std::shared_ptr<optimizers::Optimizer> optimizer_;
+};
+
+// compile()'s loss: a Keras name or an object.
+class LossArg {
+ public:
+  LossArg(const char* name) : name_(name) {}             // NOLINT: implicit by design
+  LossArg(std::string name) : name_(std::move(name)) {}  // NOLINT: implicit by design
+  template <class L, class = std::enable_if_t<std::is_base_of_v<losses::Loss, L>>>
+  LossArg(L loss) : loss_(std::make_shared<L>(std::move(loss))) {}         // NOLINT: implicit
+  LossArg(std::shared_ptr<losses::Loss> loss) : loss_(std::move(loss)) {}  // NOLINT: implicit
+  std::shared_ptr<losses::Loss> get() const;
+
+ private:
+  std::string name_;
+  std::shared_ptr<losses::Loss> loss_;
+};
+
+// compile()'s metric: a Keras name ("accuracy", "mse", ...) or an object.
+class MetricArg {
+ public:
+  MetricArg(const char* name) : name_(name) {}             // NOLINT: implicit by design
+  MetricArg(std::string name) : name_(std::move(name)) {}  // NOLINT: implicit by design
+  MetricArg(std::shared_ptr<metrics::Metric> metric) : metric_(std::move(metric)) {}  // NOLINT
+  const std::string& name() const { return name_; }
+  const std::shared_ptr<metrics::Metric>& metric() const { return metric_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<metrics::Metric> metric_;
+};
+
+struct FitOptions {
+  std::int64_t batch_size = 32;
+  int epochs = 1;
+  int verbose = 1;  // 0 silent, 1 progress bar, 2 one line per epoch
+  // The last fraction of x and y (before any shuffling) held out for validation, as Keras.
+  double validation_split = 0;
+  std::optional<std::pair<Tensor, Tensor>> validation_data;
+  bool shuffle = true;  // the training samples, each epoch
+  std::vector<std::shared_ptr<callbacks::Callback>> callbacks;
+  int initial_epoch = 0;
+  // eagle: a seed for the shuffling, so a run repeats (Keras draws from NumPy's global state).
+  std::optional<std::uint64_t> seed;
+};
+
+struct EvaluateOptions {
+  std::int64_t batch_size = 32;
+  int verbose = 1;
+  std::vector<std::shared_ptr<callbacks::Callback>> callbacks;
+};
+
+struct PredictOptions {
+  std::int64_t batch_size = 32;
+  int verbose = 1;
+  std::vector<std::shared_ptr<callbacks::Callback>> callbacks;
+};
+
+// A model: layers applied by call(), trained as Keras trains (one GradientTape per batch, the
+// loss, optimizer.apply_gradients). Not copyable; callbacks get a pointer to it.
+class Model {
+ public:
+  virtual ~Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const std::string& name() const { return name_; }
+  virtual std::vector<std::shared_ptr<Layer>> layers() const = 0;
+  virtual bool built() const = 0;
+  // The forward pass (builds the model on the first call from the input's shape).
+  virtual Tensor call(const Tensor& inputs, bool training) = 0;
+  Tensor operator()(const Tensor& inputs, bool training = false) { return call(inputs, training); }
+
+  // Every layer's weights, in layer order (Keras's lists).
+  std::vector<Variable> trainable_variables() const;
+  std::vector<Variable> non_trainable_variables() const;
+  std::vector<Variable> weights() const;
+  std::int64_t count_params() const;
+  std::vector<Tensor> get_weights() const;
+  void set_weights(const std::vector<Tensor>& weights);
+
+  void compile(OptimizerArg optimizer, LossArg loss, std::vector<MetricArg> metrics = {});
+  bool compiled() const { return loss_ != nullptr; }
+  const std::shared_ptr<optimizers::Optimizer>& optimizer() const { return optimizer_; }
+  const std::shared_ptr<losses::Loss>& loss() const { return loss_; }
+
+  // Keras 2's fit: prints `Epoch 1/5` (when epochs > 1) and a bar per epoch, returns the
+  // history. Before compile(): RuntimeError, Keras's text.
+  callbacks::History fit(const Tensor& x, const Tensor& y, FitOptions options = {});
+  // The loss and the compiled metrics over (x, y), in that order; one bar.
+  std::vector<double> evaluate(const Tensor& x, const Tensor& y, EvaluateOptions options = {});
+  // The outputs for x, computed in batches (training=false); one bar without metrics.
+  Tensor predict(const Tensor& x, PredictOptions options = {});
+  // One training step on this batch; the batch's loss and metrics (metrics reset first).
+  std::vector<double> train_on_batch(const Tensor& x, const Tensor& y);
+  // The loss and metrics of one batch without training.
+  std::vector<double> test_on_batch(const Tensor& x, const Tensor& y);
+  // Names of the values evaluate() returns: "loss", then the metrics.
+  std::vector<std::string> metrics_names() const;
+
+  // Keras 2's table on io::print_stream(). Before build: InvalidArgumentError, Keras's text.
+  void summary(int line_length = 65) const;
+
+  // Set by a callback to end fit() after the current epoch (Keras's model.stop_training).
+  bool stop_training = false;
+
+ protected:
+  explicit Model(const std::string& class_name, std::string name);
+
+ private:
+  void require_compiled() const;
+  void build_metrics(const Tensor& y, const Tensor& y_pred);
+  void reset_metrics();
+  Logs metric_logs() const;
+  void train_step(const Tensor& x, const Tensor& y);
+  void test_step(const Tensor& x, const Tensor& y);
+  Logs run_evaluation(const Tensor& x, const Tensor& y, std::int64_t batch_size,
+                      const std::vector<callbacks::Callback*>& callbacks, int verbose);
+
+  std::string name_;
+  std::shared_ptr<optimizers::Optimizer> optimizer_;
+  std::shared_ptr<losses::Loss> loss_;
+  std::vector<MetricArg> metric_args_;
+  std::vector<std::shared_ptr<metrics::Metric>> metrics_;  // built at the first batch
+  metrics::Mean loss_tracker_{"loss"};
+};
+
+// Keras's Sequential: a stack of layers, each fed the previous one's output. With an input
+// shape (an InputLayer first, or input_shape on the first layer) it builds as layers are added;
+// otherwise at build() or the first call.
+class Sequential : public Model {
+ public:
+  explicit Sequential(std::string name = "");
+  explicit Sequential(const std::vector<std::shared_ptr<Layer>>& layers, std::string name = "");
+
+  // Adds a layer (a copy of `layer`; keep the shared_ptr form to hold a handle). A name already
+  // in the model is InvalidArgumentError, Keras's text.
+  void add(std::shared_ptr<Layer> layer);
+  template <class L, class = std::enable_if_t<std::is_base_of_v<Layer, std::decay_t<L>>>>
+  void add(L&& layer) {
+    add(std::shared_ptr<Layer>(std::make_shared<std::decay_t<L>>(std::forward<L>(layer))));
+  }
+  void pop();
+
+  // Builds every layer for inputs of this shape (batch first, usually unknown: {std::nullopt,
+  // 784}).
+  void build(const TensorShape& input_shape);
+  bool built() const override { return built_; }
+  std::vector<std::shared_ptr<Layer>> layers() const override { return layers_; }
+  Tensor call(const Tensor& inputs, bool training) override;
+
+ private:
+  std::vector<std::shared_ptr<Layer>> layers_;
+  std::optional<TensorShape> input_shape_;  // with the batch dimension
+  bool built_ = false;
+};
+
+}  // namespace eagle::keras

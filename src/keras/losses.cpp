@@ -1,0 +1,173 @@
+// Keras's losses. The crossentropies of probabilities use a softmax's or sigmoid's logits when
+// the probabilities came from one (Keras's _keras_logits), else clip them by 1e-7.
+#include "eagle/keras/losses.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "eagle/keras/activations.hpp"
+#include "eagle/ops.hpp"
+
+namespace eagle::keras::losses {
+namespace {
+
+constexpr double kEpsilon = 1e-7;  // Keras's backend.epsilon()
+
+using activations::detail::LogitsOf;
+
+Tensor as_float(const Tensor& x, DType dtype) { return x.dtype() == dtype ? x : cast(x, dtype); }
+
+// Keras's squeeze_or_expand_dimensions: a trailing axis of size 1 on one side only is dropped.
+std::pair<Tensor, Tensor> match_ranks(Tensor y_true, Tensor y_pred) {
+  if (y_pred.rank() == y_true.rank() + 1 && y_pred.shape()[y_pred.rank() - 1] == 1) {
+    y_pred = squeeze(y_pred, {-1});
+  } else if (y_true.rank() == y_pred.rank() + 1 && y_true.shape()[y_true.rank() - 1] == 1) {
+    y_true = squeeze(y_true, {-1});
+  }
+  return {y_true, y_pred};
+}
+
+Tensor clip_probabilities(const Tensor& p) {
+  return clip_by_value(p, scalar_like(p, kEpsilon), scalar_like(p, 1.0 - kEpsilon));
+}
+
+}  // namespace
+
+namespace detail {
+
+Tensor sparse_softmax_xent(const Tensor& labels, const Tensor& logits) {
+  const std::int64_t classes = logits.shape()[logits.rank() - 1];
+  const std::vector<std::int64_t> values = cast(labels, kInt64).to_vector<std::int64_t>();
+  for (std::int64_t v : values) {
+    if (v < 0 || v >= classes) {
+      std::string all;
+      for (std::int64_t l : values) all += fmt::format("{}{}", all.empty() ? "" : " ", l);
+      throw InvalidArgumentError(fmt::format(
+          "Received a label value of {} which is outside the valid range of [0, {}).  Label "
+          "values: {}",
+          v, classes, all));
+    }
+  }
+  const Tensor one_hot =
+      cast(equal(expand_dims(cast(labels, kInt32), -1), range(static_cast<int>(classes))),
+           logits.dtype());
+  return reduce_logsumexp(logits, -1) - reduce_sum(one_hot * logits, -1);
+}
+
+Tensor softmax_xent(const Tensor& labels, const Tensor& logits) {
+  return reduce_sum(labels * (reduce_logsumexp(logits, -1, true) - logits), -1);
+}
+
+}  // namespace detail
+
+Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred) const {
+  if (!y_true.defined() || !y_pred.defined()) {
+    throw InvalidArgumentError("Use of an undefined eagle::Tensor");
+  }
+  const Tensor per_sample = call(y_true, y_pred);
+  // sum_over_batch_size: the sum divided by the number of values.
+  return reduce_sum(per_sample) /
+         scalar_like(per_sample,
+                     static_cast<double>(std::max<std::int64_t>(per_sample.num_elements(), 1)));
+}
+
+Tensor SparseCategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
+  Tensor labels = y_true;
+  if (labels.rank() == y_pred.rank() && labels.rank() > 0 &&
+      labels.shape()[labels.rank() - 1] == 1) {
+    labels = squeeze(labels, {-1});
+  }
+  if (labels.rank() != y_pred.rank() - 1 ||
+      !std::equal(labels.shape().begin(), labels.shape().end(), y_pred.shape().begin())) {
+    throw InvalidArgumentError(fmt::format(
+        "`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+        "labels.shape={} and logits.shape={}",
+        y_true.shape().to_string(), y_pred.shape().to_string()));
+  }
+  if (from_logits_) return detail::sparse_softmax_xent(labels, y_pred);
+  if (auto logits = activations::detail::logits_of(y_pred, LogitsOf::kSoftmax)) {
+    return detail::sparse_softmax_xent(labels, *logits);
+  }
+  return detail::sparse_softmax_xent(labels, log(clip_probabilities(y_pred)));
+}
+
+Tensor CategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
+  const Tensor labels = as_float(y_true, y_pred.dtype());
+  if (labels.shape() != y_pred.shape()) {
+    throw InvalidArgumentError(
+        fmt::format("Arguments `target` and `output` must have the same shape. Received: "
+                    "target.shape={}, output.shape={}",
+                    labels.shape().to_tuple_string(), y_pred.shape().to_tuple_string()));
+  }
+  if (from_logits_) return detail::softmax_xent(labels, y_pred);
+  if (auto logits = activations::detail::logits_of(y_pred, LogitsOf::kSoftmax)) {
+    return detail::softmax_xent(labels, *logits);
+  }
+  const Tensor normalized = y_pred / reduce_sum(y_pred, -1, true);
+  return -reduce_sum(labels * log(clip_probabilities(normalized)), -1);
+}
+
+Tensor BinaryCrossentropy::call(const Tensor& y_true, const Tensor& y_pred_in) const {
+  auto [y_true_m, y_pred] = match_ranks(y_true, y_pred_in);
+  const Tensor labels = as_float(y_true_m, y_pred.dtype());
+  std::optional<Tensor> logits;
+  if (from_logits_) {
+    logits = y_pred;
+  } else {
+    logits = activations::detail::logits_of(y_pred_in, LogitsOf::kSigmoid);
+    // A sigmoid output squeezed above: its logits squeezed the same way.
+    if (logits && logits->rank() != y_pred.rank()) logits = squeeze(*logits, {-1});
+  }
+  Tensor per_element;
+  if (logits) {
+    // TensorFlow's sigmoid_cross_entropy_with_logits: max(x, 0) - x z + log1p(exp(-|x|)).
+    const Tensor& x = *logits;
+    per_element = relu(x) - x * labels + log1p(exp(-abs(x)));
+  } else {
+    const Tensor p = clip_probabilities(y_pred);
+    per_element = -(labels * log(p + kEpsilon) + (1.0 - labels) * log(1.0 - p + kEpsilon));
+  }
+  return reduce_mean(per_element, -1);
+}
+
+Tensor MeanSquaredError::call(const Tensor& y_true, const Tensor& y_pred_in) const {
+  auto [t, y_pred] = match_ranks(y_true, y_pred_in);
+  return reduce_mean(squared_difference(y_pred, as_float(t, y_pred.dtype())), -1);
+}
+
+Tensor MeanAbsoluteError::call(const Tensor& y_true, const Tensor& y_pred_in) const {
+  auto [t, y_pred] = match_ranks(y_true, y_pred_in);
+  return reduce_mean(abs(y_pred - as_float(t, y_pred.dtype())), -1);
+}
+
+std::shared_ptr<Loss> get(const std::string& name) {
+  if (name == "sparse_categorical_crossentropy" || name == "SparseCategoricalCrossentropy") {
+    return std::make_shared<SparseCategoricalCrossentropy>();
+  }
+  if (name == "categorical_crossentropy" || name == "CategoricalCrossentropy") {
+    return std::make_shared<CategoricalCrossentropy>();
+  }
+  if (name == "binary_crossentropy" || name == "BinaryCrossentropy") {
+    return std::make_shared<BinaryCrossentropy>();
+  }
+  if (name == "mse" || name == "MSE" || name == "mean_squared_error" ||
+      name == "MeanSquaredError") {
+    return std::make_shared<MeanSquaredError>();
+  }
+  if (name == "mae" || name == "MAE" || name == "mean_absolute_error" ||
+      name == "MeanAbsoluteError") {
+    return std::make_shared<MeanAbsoluteError>();
+  }
+  throw InvalidArgumentError(fmt::format(
+      "Unknown loss function: '{}'. Please ensure you are using a "
+      "`keras.utils.custom_object_scope` and that this object is included in the scope. See "
+      "https://www.tensorflow.org/guide/keras/save_and_serialize"
+      "#registering_the_custom_object for details.",
+      name));
+}
+
+}  // namespace eagle::keras::losses

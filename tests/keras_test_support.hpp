@@ -1,0 +1,56 @@
+// What the eagle::keras tests share: printing captured in a string with the clock under the
+// test's control, and the fixture's arrays as tensors.
+#pragma once
+
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "eagle/eagle.hpp"
+#include "json_reader.hpp"
+
+namespace eagle_test {
+
+// While alive: Keras's printing goes to `text()`, the bar shows final lines only (unless asked
+// otherwise), and the progress bar's clock reads `now`, which the test advances.
+class KerasPrintCapture {
+ public:
+  explicit KerasPrintCapture(bool dynamic = false) {
+    eagle::keras::io::set_print_stream(stream_);
+    eagle::keras::io::set_dynamic_display(dynamic);
+    eagle::keras::io::set_clock([this] { return now; });
+  }
+  ~KerasPrintCapture() {
+    eagle::keras::io::set_print_stream(std::cout);
+    eagle::keras::io::set_dynamic_display(std::nullopt);
+    eagle::keras::io::set_clock(nullptr);
+  }
+  KerasPrintCapture(const KerasPrintCapture&) = delete;
+  KerasPrintCapture& operator=(const KerasPrintCapture&) = delete;
+
+  std::string text() const { return stream_.str(); }
+  void clear() { stream_.str(""); }
+  double now = 0;
+
+ private:
+  std::ostringstream stream_;
+};
+
+inline std::vector<float> floats(const Json& array) {
+  std::vector<float> out;
+  for (const Json& v : array.array()) out.push_back(static_cast<float>(v.number()));
+  return out;
+}
+
+inline std::vector<std::int32_t> ints(const Json& array) {
+  std::vector<std::int32_t> out;
+  for (const Json& v : array.array()) out.push_back(static_cast<std::int32_t>(v.integer()));
+  return out;
+}
+
+inline eagle::Tensor tensor(const Json& array, eagle::Shape shape) {
+  return eagle::constant(floats(array), shape);
+}
+
+}  // namespace eagle_test
