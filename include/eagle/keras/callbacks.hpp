@@ -103,5 +103,32 @@ class EarlyStopping : public Callback {
   std::optional<std::vector<Tensor>> best_weights_;
 };
 
+struct ModelCheckpointOptions {
+  std::string monitor = "val_loss";
+  int verbose = 0;
+  bool save_best_only = false;
+  std::string mode = "auto";  // "min", "max", or "auto" (max for names ending in acc/accuracy)
+};
+// Keras's ModelCheckpoint with save_weights_only: after each epoch, model.save_weights(filepath)
+// where `filepath` may name the epoch and the logs (`"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"`,
+// Python's format syntax); with save_best_only, only when `monitor` improved. The path must end
+// in `.weights.h5` (Keras 3's rule and text).
+class ModelCheckpoint : public Callback {
+ public:
+  explicit ModelCheckpoint(std::string filepath, ModelCheckpointOptions options = {});
+  void on_train_begin(const Logs& logs) override;
+  void on_epoch_end(int epoch, const Logs& logs) override;
+  double best() const { return best_; }
+  // The file written (or kept) last, "" before any.
+  const std::string& last_saved() const { return last_saved_; }
+
+ private:
+  std::string filepath_;
+  ModelCheckpointOptions options_;
+  bool greater_is_better_ = false;
+  double best_ = 0;
+  std::string last_saved_;
+};
+
 }  // namespace callbacks
 }  // namespace eagle::keras

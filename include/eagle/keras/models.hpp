@@ -130,6 +130,14 @@ class Model {
   // Names of the values evaluate() returns: "loss", then the metrics.
   std::vector<std::string> metrics_names() const;
 
+  // Keras 3's model.save_weights / load_weights: a `.weights.h5` file (HDF5) with one group per
+  // layer, so weights move between eagle and Keras both ways (Note [Keras 3 weights layout]).
+  // load_weights checks every layer's count and shapes before assigning any (Keras's texts); the
+  // model must be built. Without HDF5 in the build: UnimplementedError. The optimizer's state is
+  // not written, and a file's optimizer group is ignored.
+  void save_weights(const std::string& filepath) const;
+  void load_weights(const std::string& filepath);
+
   // Keras 2's table on io::print_stream(). Before build: InvalidArgumentError, Keras's text.
   void summary(int line_length = 65) const;
 

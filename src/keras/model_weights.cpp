@@ -1,0 +1,83 @@
+// Model::save_weights / load_weights: the model's layers in Keras 3's .weights.h5 layout, through
+// io/keras_weights_file (Note [Keras 3 weights layout]).
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "eagle/keras/backend.hpp"
+#include "eagle/keras/models.hpp"
+#include "io/keras_weights_file.hpp"
+
+namespace eagle::keras {
+namespace {
+
+// "dense/kernel:0" -> "kernel": the names Keras's loading errors list.
+std::string short_name(const std::string& variable_name) {
+  std::string s = variable_name.substr(0, variable_name.rfind(':'));
+  const auto slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+// Each layer's group in the file. Keras 3 (saving_lib._save_container_state) names the items of a
+// model's layer list by class, counted within the model ("layers/dense", "layers/dense_1"), not by
+// the layers' own names: a model built after another (dense_2, dense_3) reads the same file.
+std::vector<std::string> layer_paths(const std::vector<std::shared_ptr<Layer>>& layers) {
+  std::map<std::string, int> used;
+  std::vector<std::string> paths;
+  for (const auto& layer : layers) {
+    const std::string base = backend::to_snake_case(layer->class_name());
+    const auto [it, first] = used.try_emplace(base, 0);
+    if (!first) ++it->second;
+    paths.push_back("layers/" + (first ? base : fmt::format("{}_{}", base, it->second)));
+  }
+  return paths;
+}
+
+}  // namespace
+
+void Model::save_weights(const std::string& filepath) const {
+  std::vector<eagle::io::LayerWeights> entries;
+  const auto all = layers();
+  const std::vector<std::string> paths = layer_paths(all);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& layer = all[i];
+    eagle::io::LayerWeights entry{paths[i], {}, layer->name()};
+    for (const Variable& v : layer->weights()) entry.weights.push_back(v.read_value());
+    entries.push_back(std::move(entry));
+  }
+  entries.push_back(eagle::io::LayerWeights{"", {}, name()});  // the model's own (empty) /vars
+  eagle::io::save_keras_weights(filepath, entries);
+}
+
+void Model::load_weights(const std::string& filepath) {
+  if (!built()) {
+    throw InvalidArgumentError(fmt::format(
+        "Unable to load weights into model \"{}\": it has not yet been built. Build the model "
+        "first by calling `build()` or by calling the model on a batch of data.",
+        name()));
+  }
+  const std::vector<eagle::io::LayerWeights> loaded = eagle::io::load_keras_weights(filepath);
+  // Every layer is checked before any is assigned, so a bad file changes nothing.
+  std::vector<std::vector<Tensor>> values;
+  const auto all = layers();
+  const std::vector<std::string> paths = layer_paths(all);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& layer = all[i];
+    std::vector<std::string> names;
+    std::vector<Shape> shapes;
+    for (const Variable& v : layer->weights()) {
+      names.push_back(short_name(v.name()));
+      shapes.push_back(v.shape());
+    }
+    values.push_back(
+        eagle::io::expect_layer_weights(filepath, loaded, paths[i], layer->name(), names, shapes).weights);
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!values[i].empty()) all[i]->set_weights(values[i]);
+  }
+}
+
+}  // namespace eagle::keras
