@@ -348,6 +348,41 @@ std::vector<GradCase> cases() {
          return *inner.gradient(y, {x[0]})[0];
        }},
       {"size-0 dimension", {{Shape{0, 3}}, {s3}}, [](V x) { return x[0] * x[1]; }},
+      // Convolution and pooling (eagle/ops/nn.hpp), the backprops' own gradients included.
+      {"conv2d VALID",
+       {{Shape{2, 5, 4, 2}}, {Shape{3, 2, 2, 3}}},
+       [](V x) { return eagle::nn::conv2d(x[0], x[1]); }},
+      {"conv2d SAME stride 2",
+       {{Shape{1, 6, 5, 2}}, {Shape{3, 3, 2, 2}}},
+       [](V x) { return eagle::nn::conv2d(x[0], x[1], {{2, 2}, "SAME"}); }},
+      {"conv2d SAME dilation 2",
+       {{Shape{1, 5, 5, 1}}, {Shape{2, 2, 1, 2}}},
+       [](V x) { return eagle::nn::conv2d(x[0], x[1], {{1, 1}, "SAME", {2, 2}}); }},
+      {"conv2d_backprop_input",
+       {{Shape{3, 2, 2, 3}}, {Shape{1, 3, 2, 3}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_input(Shape{1, 5, 4, 2}, x[0], x[1], {{2, 2}, "SAME"});
+       }},
+      {"conv2d_backprop_filter",
+       {{Shape{1, 5, 4, 2}}, {Shape{1, 3, 3, 3}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_filter(x[0], Shape{3, 2, 2, 3}, x[1]);
+       }},
+      {"max_pool2d VALID",
+       {{Shape{2, 4, 5, 2}, Domain::kDistinct}},
+       [](V x) { return eagle::nn::max_pool2d(x[0]); }},
+      {"max_pool2d SAME 3x3 stride 2",
+       {{Shape{1, 5, 6, 2}, Domain::kDistinct}},
+       [](V x) { return eagle::nn::max_pool2d(x[0], {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"}); }},
+      {"avg_pool2d SAME 3x3 stride 2",
+       {{Shape{1, 5, 6, 2}}},
+       [](V x) { return eagle::nn::avg_pool2d(x[0], {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"}); }},
+      {"avg_pool_grad",
+       {{Shape{1, 3, 3, 2}}},
+       [](V x) {
+         return eagle::nn::avg_pool_grad(Shape{1, 5, 6, 2}, x[0],
+                                         {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"});
+       }},
   };
   (void)in0;
   return t;
