@@ -90,11 +90,6 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
                                        "{} vs {}",
                                        label, in_depth, patch_depth));
   }
-  if (filter.num_elements() == 0) {
-    ops::throw_invalid(op, label +
-                               "filter must not have zero elements (i.e. all dimensions must "
-                               "be non-zero)");
-  }
   if (in_depth != patch_depth) {
     throw UnimplementedError(
         fmt::format("{}Grouped convolutions are not supported: input depth "
@@ -105,6 +100,12 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
       windowed_output(op, input[1], filter[0], options.dilations[0], options.strides[0], same);
   const Window cols =
       windowed_output(op, input[2], filter[1], options.dilations[1], options.strides[1], same);
+  // After the output's shape, as TensorFlow: an empty output needs no filter elements.
+  if (filter.num_elements() == 0 && input[0] * rows.out * cols.out * filter[3] != 0) {
+    ops::throw_invalid(op, label +
+                               "filter must not have zero elements (i.e. all dimensions must "
+                               "be non-zero)");
+  }
   return ops::Conv2DAttrs{input[0],
                           input[1],
                           input[2],
