@@ -243,8 +243,18 @@ memory wrap(const memory::desc& desc, const void* data) {
 // scratchpad (and workspace).
 void run(const Entry& e, std::unordered_map<int, memory> args) {
   omp_set_num_threads(intra_op_threads());
-  std::vector<std::uint8_t> scratchpad(e.scratchpad.get_size());
-  args.emplace(DNNL_ARG_SCRATCHPAD, wrap(e.scratchpad, scratchpad.data()));
+  // The scratchpad (gemm-based convolutions keep their im2col buffer there: hundreds of MB for
+  // a batch of 128 56x56x64 images) is kept per thread and only grows: a fresh, zeroed one per
+  // call cost more than the convolution (page faults and the memset).
+  thread_local std::unique_ptr<std::uint8_t[]> scratchpad;
+  thread_local std::size_t capacity = 0;
+  const std::size_t bytes = e.scratchpad.get_size();
+  if (bytes > capacity) {
+    scratchpad.reset();
+    scratchpad.reset(new std::uint8_t[bytes]);
+    capacity = bytes;
+  }
+  args.emplace(DNNL_ARG_SCRATCHPAD, wrap(e.scratchpad, scratchpad.get()));
   dnnl::stream stream(engine());
   try {
     e.primitive.execute(stream, args);
