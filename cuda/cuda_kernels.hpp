@@ -21,5 +21,7 @@ void register_index_kernels(runtime::KernelTable& table);
 void register_einsum_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
 void register_optimizer_kernels(runtime::KernelTable& table);
+// cuDNN (cudnn_conv_kernels.cpp): Conv2D, its backprops, MaxPool(Grad), AvgPool(Grad).
+void register_conv_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -37,7 +37,7 @@ std::vector<double> values_for(const GradInput& spec, std::mt19937& rng) {
       case GradDomain::kUnit:
         x = x / 4;
         break;
-      case GradDomain::kDistinct:  // far enough apart that no difference step reorders them
+      case GradGradDomain::kDistinct:  // far enough apart that no difference step reorders them
         x = static_cast<double>(i) * 0.37 - 1.1 + 0.01 * x;
         if (i % 2 == 1) x = -x;
         break;
@@ -123,6 +123,49 @@ std::vector<GradSample> compositions() {
          const Tensor y =
              eagle::reduce_sum(eagle::sqrt(x[0]) + eagle::rsqrt(x[0]) + eagle::reciprocal(x[0]));
          return *inner.gradient(y, {x[0]})[0];
+       }},
+      // Convolution and pooling (eagle/ops/nn.hpp), the backprops' own gradients included.
+      {"conv2d VALID",
+       {{Shape{2, 5, 4, 2}}, {Shape{3, 2, 2, 3}}},
+       [](V x) { return eagle::nn::conv2d(x[0], x[1]); }},
+      {"conv2d SAME stride 2",
+       {{Shape{1, 6, 5, 2}}, {Shape{3, 3, 2, 2}}},
+       [](V x) {
+         return eagle::nn::conv2d(x[0], x[1], {{2, 2}, "SAME"});
+       }},
+      {"conv2d SAME dilation 2",
+       {{Shape{1, 5, 5, 1}}, {Shape{2, 2, 1, 2}}},
+       [](V x) {
+         return eagle::nn::conv2d(x[0], x[1], {{1, 1}, "SAME", {2, 2}});
+       }},
+      {"conv2d_backprop_input",
+       {{Shape{3, 2, 2, 3}}, {Shape{1, 3, 2, 3}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_input(Shape{1, 5, 4, 2}, x[0], x[1], {{2, 2}, "SAME"});
+       }},
+      {"conv2d_backprop_filter",
+       {{Shape{1, 5, 4, 2}}, {Shape{1, 3, 3, 3}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_filter(x[0], Shape{3, 2, 2, 3}, x[1]);
+       }},
+      {"max_pool2d VALID",
+       {{Shape{2, 4, 5, 2}, GradDomain::kDistinct}},
+       [](V x) { return eagle::nn::max_pool2d(x[0]); }},
+      {"max_pool2d SAME 3x3 stride 2",
+       {{Shape{1, 5, 6, 2}, GradDomain::kDistinct}},
+       [](V x) {
+         return eagle::nn::max_pool2d(x[0], {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"});
+       }},
+      {"avg_pool2d SAME 3x3 stride 2",
+       {{Shape{1, 5, 6, 2}}},
+       [](V x) {
+         return eagle::nn::avg_pool2d(x[0], {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"});
+       }},
+      {"avg_pool_grad",
+       {{Shape{1, 3, 3, 2}}},
+       [](V x) {
+         return eagle::nn::avg_pool_grad(Shape{1, 5, 6, 2}, x[0],
+                                         {{3, 3}, std::array<std::int64_t, 2>{2, 2}, "SAME"});
        }},
   };
 }

@@ -11,6 +11,7 @@
 #include "eagle/half.hpp"
 #include "eagle/initializers.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/ops/nn.hpp"
 #include "eagle/optimizers.hpp"
 #include "eagle/scope.hpp"
 #include "eagle/shape.hpp"

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cpu/conv_kernels.hpp"
 #include "cpu/cpu_variant.hpp"
 #include "runtime/log_sink.hpp"
 
@@ -42,6 +43,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_sort_kernels(table);
   register_variable_kernels(table);
   register_optimizer_kernels(table);
+  register_conv_kernels(table);
 }
 
 }  // namespace eagle::cpu

@@ -125,16 +125,39 @@ struct OptimizerAttrs {
   bool nesterov = false;  // SGD
 };
 
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter: the whole geometry, validated and resolved
+// by the front-end (TensorFlow's SAME rule already applied), so kernels derive nothing. Input
+// [batch, in_height, in_width, in_channels], filter [filter_height, filter_width, in_channels,
+// out_channels], output [batch, out_height, out_width, out_channels].
+struct Conv2DAttrs {
+  std::int64_t batch, in_height, in_width, in_channels;
+  std::int64_t filter_height, filter_width, out_channels;
+  std::int64_t out_height, out_width;
+  std::int64_t stride_h, stride_w, dilation_h, dilation_w;
+  std::int64_t pad_top, pad_bottom, pad_left, pad_right;
+  bool same;  // padding "SAME" (else "VALID"): for the gradients, which call the ops again
+};
+// MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad: input [batch, in_height, in_width, channels],
+// output [batch, out_height, out_width, channels].
+struct Pool2DAttrs {
+  std::int64_t batch, in_height, in_width, channels;
+  std::int64_t window_h, window_w, out_height, out_width;
+  std::int64_t stride_h, stride_w;
+  std::int64_t pad_top, pad_bottom, pad_left, pad_right;
+  bool same;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
 // table (ops/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
-using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
-                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
-                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
-                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs>;
+using OpAttrs =
+    std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
+                 ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
+                 ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
+                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

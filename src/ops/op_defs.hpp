@@ -52,6 +52,21 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // matmul: as in TensorFlow, MatMul and BatchMatMulV2 have no int32/int64 GPU kernel (cuBLAS has
 // no exact integer GEMM), so an integer matmul goes to the CPU by soft placement; Einsum likewise
 // (TensorFlow's GPU Einsum is registered for the floating types only).
+// Convolution and pooling (NHWC, HWIO filters; Note [Convolution providers] in
+// src/cpu/conv_kernels.cpp). Conv2DBackpropInput's inputs are (filter, out_backprop) and
+// Conv2DBackpropFilter's (input, out_backprop): the shape TensorFlow passes as a tensor is in the
+// attributes. MaxPoolGrad takes (orig_input, orig_output, grad), AvgPoolGrad only grad.
+// clang-format off
+#define EAGLE_CONV_POOL_OPS(X) \
+  X(Conv2D,               2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(Conv2DBackpropInput,  2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(Conv2DBackpropFilter, 2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(MaxPool,              1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(MaxPoolGrad,          3, 1, Pool2DAttrs,    kFloating, kFloating, kNoGradient)     \
+  X(AvgPool,              1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(AvgPoolGrad,          1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable)
+// clang-format on
+
 // clang-format off
 #define EAGLE_OPS(X) \
   X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGradient)     \
@@ -159,7 +174,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ResourceApplyAdamWithAmsgrad, 5, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient)
+  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  EAGLE_CONV_POOL_OPS(X)
 // clang-format on
 
 enum class OpId : std::uint16_t {

@@ -1,0 +1,473 @@
+// Conv2D, its backprops and the pooling ops on CUDA devices through cuDNN's legacy API
+// (cudnnConvolutionForward / BackwardData / BackwardFilter, cudnnPoolingForward / Backward).
+//
+// Note [cuDNN convolutions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// - Activations are NHWC tensors for cuDNN as they are for eagle. cuDNN has no HWIO filter
+//   format, so a filter is transposed to OHWI (cuDNN's NHWC filter) on the device first, and a
+//   filter gradient back (filters are small beside the activations).
+// - cuDNN pads symmetrically; TensorFlow's SAME may pad one more row or column after. Then the
+//   input gets that extra row/column of zeros (a copy with cudaMemcpy3DAsync) and the padding
+//   before is used on both sides, as TensorFlow does; the input gradient is computed for the
+//   padded input and its interior copied out. Pooling takes the padding before and TensorFlow's
+//   output size, as TensorFlow's DnnPoolingOp does.
+// - Algorithms come from cudnnGet*Algorithm_v7 (heuristics, nothing is run), the first that
+//   succeeds within the workspace limit, cached per (kind, dtype, geometry, TF32) on each
+//   device. The workspace is a tensor from the device's BFC allocator, freed in stream order.
+// - float32 may use TF32 tensor cores (CUDNN_DEFAULT_MATH) while
+//   config::enable_tensor_float_32_execution is on (TensorFlow's default) and CUDNN_FMA_MATH
+//   otherwise; float16 and bfloat16 accumulate in float32, float64 in float64.
+// - MaxPool uses CUDNN_POOLING_MAX_DETERMINISTIC; AvgPool CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_-
+//   PADDING, TensorFlow's divisor for SAME.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include "cuda_kernels.hpp"
+#include "cudnn_library.hpp"
+#include "eagle/errors.hpp"
+#include "kernel_launch.hpp"
+#include "kernels/registration.hpp"
+#include "layout_kernels.hpp"
+#include "memory/bfc_allocator.hpp"
+#include "ops/attrs.hpp"
+#include "runtime/flags.hpp"
+#include "runtime/tensor_impl.hpp"
+
+namespace eagle::cuda {
+namespace {
+
+using runtime::DeviceType;
+using runtime::KernelContext;
+using runtime::OpId;
+using std::int64_t;
+
+// One cuDNN handle per logical GPU, bound to its stream, with that device's algorithm cache.
+// Made on first use and kept for the life of the process, as the devices are (Note [Runtime
+// lifetime]).
+struct CudnnHandle {
+  cudnnHandle_t handle = nullptr;
+  std::mutex mutex;  // a handle must not be used by two threads at once
+  std::map<std::array<int64_t, 20>, std::pair<int, std::size_t>> algorithms;  // algo, workspace
+};
+
+CudnnHandle& handle_for(CudaDevice& device, std::string_view op) {
+  static std::mutex mutex;
+  static std::map<CudaDevice*, std::unique_ptr<CudnnHandle>> handles;
+  const CudnnLibrary& api = cudnn(op);
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<CudnnHandle>& h = handles[&device];
+  if (!h) {
+    auto made = std::make_unique<CudnnHandle>();
+    EAGLE_CUDNN_CHECK(api.create(&made->handle));
+    EAGLE_CUDNN_CHECK(api.set_stream(made->handle, device.stream()));
+    h = std::move(made);
+  }
+  return *h;
+}
+
+template <class T>
+cudnnDataType_t data_type() {
+  if constexpr (std::is_same_v<T, double>) {
+    return CUDNN_DATA_DOUBLE;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return CUDNN_DATA_FLOAT;
+  } else if constexpr (std::is_same_v<T, float16>) {
+    return CUDNN_DATA_HALF;
+  } else {
+    static_assert(std::is_same_v<T, bfloat16>);
+    return CUDNN_DATA_BFLOAT16;
+  }
+}
+
+template <class T>
+using Scalar = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// RAII descriptors.
+struct TensorDesc {
+  const CudnnLibrary& api;
+  cudnnTensorDescriptor_t d = nullptr;
+  TensorDesc(const CudnnLibrary& a, cudnnDataType_t type, int64_t n, int64_t h, int64_t w,
+             int64_t c)
+      : api(a) {
+    EAGLE_CUDNN_CHECK(api.create_tensor(&d));
+    EAGLE_CUDNN_CHECK(api.set_tensor_4d(d, CUDNN_TENSOR_NHWC, type, static_cast<int>(n),
+                                        static_cast<int>(c), static_cast<int>(h),
+                                        static_cast<int>(w)));
+  }
+  ~TensorDesc() { api.destroy_tensor(d); }
+};
+struct FilterDesc {
+  const CudnnLibrary& api;
+  cudnnFilterDescriptor_t d = nullptr;
+  FilterDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g) : api(a) {
+    EAGLE_CUDNN_CHECK(api.create_filter(&d));
+    EAGLE_CUDNN_CHECK(
+        api.set_filter_4d(d, type, CUDNN_TENSOR_NHWC, static_cast<int>(g.out_channels),
+                          static_cast<int>(g.in_channels), static_cast<int>(g.filter_height),
+                          static_cast<int>(g.filter_width)));
+  }
+  ~FilterDesc() { api.destroy_filter(d); }
+};
+struct ConvDesc {
+  const CudnnLibrary& api;
+  cudnnConvolutionDescriptor_t d = nullptr;
+  ConvDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g, bool tf32)
+      : api(a) {
+    EAGLE_CUDNN_CHECK(api.create_convolution(&d));
+    const cudnnDataType_t compute =
+        type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    EAGLE_CUDNN_CHECK(api.set_convolution_2d(
+        d, static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.stride_h),
+        static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h),
+        static_cast<int>(g.dilation_w), CUDNN_CROSS_CORRELATION, compute));
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+    if (type == CUDNN_DATA_FLOAT && !tf32) math = CUDNN_FMA_MATH;
+    if (type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16) math = CUDNN_TENSOR_OP_MATH;
+    EAGLE_CUDNN_CHECK(api.set_math_type(d, math));
+  }
+  ~ConvDesc() { api.destroy_convolution(d); }
+};
+
+// The part of a convolution cuDNN sees: the input grown by the extra SAME row/column
+// (Note [cuDNN convolutions]) and symmetric padding.
+struct Symmetric {
+  ops::Conv2DAttrs g;
+  int64_t extra_h, extra_w;
+  bool padded() const { return extra_h > 0 || extra_w > 0; }
+};
+
+Symmetric symmetric(const ops::Conv2DAttrs& a) {
+  Symmetric s{a, a.pad_bottom - a.pad_top, a.pad_right - a.pad_left};
+  s.g.in_height += s.extra_h;
+  s.g.in_width += s.extra_w;
+  s.g.pad_bottom = s.g.pad_top;
+  s.g.pad_right = s.g.pad_left;
+  return s;
+}
+
+// Copies [n, h, w, c] into the top-left of a zeroed [n, h + eh, w + ew, c] buffer, or back.
+void copy_into_padded(const LaunchScope& scope, const void* in, void* padded, int64_t n, int64_t h,
+                      int64_t w, int64_t c, int64_t eh, int64_t ew, std::size_t element,
+                      bool to_padded) {
+  const std::size_t row = static_cast<std::size_t>(w * c) * element;
+  const std::size_t padded_row = static_cast<std::size_t>((w + ew) * c) * element;
+  if (to_padded) {
+    EAGLE_CUDA_CHECK(cudaMemsetAsync(padded, 0, padded_row * static_cast<std::size_t>(n * (h + eh)),
+                                     scope.stream()));
+  }
+  cudaMemcpy3DParms p{};
+  cudaPitchedPtr small =
+      cudaPitchedPtr{const_cast<void*>(in), row, row, static_cast<std::size_t>(h)};
+  cudaPitchedPtr big =
+      cudaPitchedPtr{padded, padded_row, padded_row, static_cast<std::size_t>(h + eh)};
+  p.srcPtr = to_padded ? small : big;
+  p.dstPtr = to_padded ? big : small;
+  p.extent = cudaExtent{row, static_cast<std::size_t>(h), static_cast<std::size_t>(n)};
+  p.kind = cudaMemcpyDeviceToDevice;
+  EAGLE_CUDA_CHECK(cudaMemcpy3DAsync(&p, scope.stream()));
+}
+
+std::shared_ptr<runtime::TensorImpl> scratch(const LaunchScope& scope, std::size_t bytes) {
+  return runtime::allocate_tensor(
+      scope.device(), Shape{static_cast<int64_t>(std::max<std::size_t>(bytes, 1))}, DType::kBool);
+}
+
+std::array<int64_t, 20> conv_key(int kind, cudnnDataType_t type, bool tf32,
+                                 const ops::Conv2DAttrs& g) {
+  return {kind,
+          type,
+          tf32,
+          g.batch,
+          g.in_height,
+          g.in_width,
+          g.in_channels,
+          g.filter_height,
+          g.filter_width,
+          g.out_channels,
+          g.out_height,
+          g.out_width,
+          g.stride_h,
+          g.stride_w,
+          g.dilation_h,
+          g.dilation_w,
+          g.pad_top,
+          g.pad_left,
+          0,
+          0};
+}
+
+// The workspace an algorithm may take: 1/8 of the device's memory limit, at most 1 GiB.
+std::size_t workspace_limit(const LaunchScope& scope) {
+  std::size_t limit = std::size_t{1} << 30;
+  if (memory::BfcAllocator* allocator = scope.device().bfc_allocator()) {
+    limit = std::min<std::size_t>(limit, allocator->stats().bytes_limit / 8);
+  }
+  return limit;
+}
+
+// The first heuristic choice that succeeds within the workspace limit (Perf is one of cuDNN's
+// cudnnConvolution*AlgoPerf_t).
+template <class Perf>
+std::pair<int, std::size_t> pick(const Perf* perfs, int count, std::size_t limit,
+                                 const char* what) {
+  for (int i = 0; i < count; ++i) {
+    if (perfs[i].status == CUDNN_STATUS_SUCCESS && perfs[i].memory <= limit) {
+      return {static_cast<int>(perfs[i].algo), perfs[i].memory};
+    }
+  }
+  throw InternalError(fmt::format("cuDNN has no {} algorithm for this convolution", what));
+}
+
+enum ConvKind { kForward, kBackwardData, kBackwardFilter };
+
+// Runs one cuDNN convolution call for `kind` with the cached algorithm and a fresh workspace.
+template <class T>
+void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKind kind,
+                     const ops::Conv2DAttrs& g, const void* x, const void* w, const void* y,
+                     void* out) {
+  const char* op = runtime::op_name(ctx.op()).data();
+  const CudnnLibrary& api = cudnn(op);
+  CudnnHandle& h = handle_for(scope.device(), op);
+  const cudnnDataType_t type = data_type<T>();
+  const bool tf32 = runtime::g_tensor_float_32_execution.load(std::memory_order_relaxed);
+  TensorDesc xd(api, type, g.batch, g.in_height, g.in_width, g.in_channels);
+  TensorDesc yd(api, type, g.batch, g.out_height, g.out_width, g.out_channels);
+  FilterDesc wd(api, type, g);
+  ConvDesc cd(api, type, g, tf32);
+  std::lock_guard<std::mutex> lock(h.mutex);
+  const auto key = conv_key(kind, type, tf32, g);
+  auto it = h.algorithms.find(key);
+  if (it == h.algorithms.end()) {
+    const std::size_t limit = workspace_limit(scope);
+    int count = 0;
+    std::pair<int, std::size_t> chosen;
+    if (kind == kForward) {
+      cudnnConvolutionFwdAlgoPerf_t perfs[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      EAGLE_CUDNN_CHECK(api.forward_algorithms(h.handle, xd.d, wd.d, cd.d, yd.d,
+                                               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs));
+      chosen = pick(perfs, count, limit, "forward");
+    } else if (kind == kBackwardData) {
+      cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      EAGLE_CUDNN_CHECK(api.backward_data_algorithms(
+          h.handle, wd.d, yd.d, cd.d, xd.d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perfs));
+      chosen = pick(perfs, count, limit, "backward data");
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      EAGLE_CUDNN_CHECK(api.backward_filter_algorithms(h.handle, xd.d, yd.d, cd.d, wd.d,
+                                                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                       &count, perfs));
+      chosen = pick(perfs, count, limit, "backward filter");
+    }
+    it = h.algorithms.emplace(key, chosen).first;
+  }
+  const auto [algo, bytes] = it->second;
+  const auto workspace = scratch(scope, bytes);
+  const Scalar<T> one = 1, zero = 0;
+  if (kind == kForward) {
+    EAGLE_CUDNN_CHECK(api.forward(h.handle, &one, xd.d, x, wd.d, w, cd.d,
+                                  static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace->data(),
+                                  bytes, &zero, yd.d, out));
+  } else if (kind == kBackwardData) {
+    EAGLE_CUDNN_CHECK(api.backward_data(h.handle, &one, wd.d, w, yd.d, y, cd.d,
+                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+                                        workspace->data(), bytes, &zero, xd.d, out));
+  } else {
+    EAGLE_CUDNN_CHECK(api.backward_filter(h.handle, &one, xd.d, x, yd.d, y, cd.d,
+                                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                          workspace->data(), bytes, &zero, wd.d, out));
+  }
+}
+
+// HWIO <-> OHWI (cuDNN's NHWC filter layout).
+std::shared_ptr<runtime::TensorImpl> to_ohwi(const LaunchScope& scope, const void* hwio,
+                                             const ops::Conv2DAttrs& a, std::size_t element) {
+  auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
+                                                     a.in_channels * a.out_channels) *
+                                element);
+  launch_transpose(scope, hwio,
+                   Shape{a.filter_height, a.filter_width, a.in_channels, a.out_channels},
+                   {3, 0, 1, 2}, element, out->data());
+  return out;
+}
+
+bool empty(const KernelContext& ctx) {
+  if (ctx.output_shape().num_elements() == 0) return true;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).shape().num_elements() == 0) return true;
+  }
+  return false;
+}
+
+void zero_output(const LaunchScope& scope, runtime::TensorImpl* out, const KernelContext& ctx,
+                 std::size_t element) {
+  const auto bytes = static_cast<std::size_t>(ctx.output_shape().num_elements()) * element;
+  if (bytes > 0) EAGLE_CUDA_CHECK(cudaMemsetAsync(out->data(), 0, bytes, scope.stream()));
+}
+
+template <class T>
+struct Conv2DKernel {
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const Symmetric s = symmetric(a);
+    const void* x = ctx.input(0).data();
+    std::shared_ptr<runtime::TensorImpl> padded;
+    if (s.padded()) {
+      padded = scratch(
+          scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
+                     sizeof(T));
+      copy_into_padded(scope, x, padded->data(), a.batch, a.in_height, a.in_width, a.in_channels,
+                       s.extra_h, s.extra_w, sizeof(T), true);
+      x = padded->data();
+    }
+    const auto filter = to_ohwi(scope, ctx.input(1).data(), a, sizeof(T));
+    run_convolution<T>(ctx, scope, kForward, s.g, x, filter->data(), nullptr, out->data());
+  }
+};
+
+template <class T>
+struct Conv2DBackpropInputKernel {  // inputs: filter, out_backprop
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const Symmetric s = symmetric(a);
+    const auto filter = to_ohwi(scope, ctx.input(0).data(), a, sizeof(T));
+    std::shared_ptr<runtime::TensorImpl> padded;
+    void* dx = out->data();
+    if (s.padded()) {
+      padded = scratch(
+          scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
+                     sizeof(T));
+      dx = padded->data();
+    }
+    run_convolution<T>(ctx, scope, kBackwardData, s.g, nullptr, filter->data(), ctx.input(1).data(),
+                       dx);
+    if (s.padded()) {
+      copy_into_padded(scope, out->data(), padded->data(), a.batch, a.in_height, a.in_width,
+                       a.in_channels, s.extra_h, s.extra_w, sizeof(T), false);
+    }
+  }
+};
+
+template <class T>
+struct Conv2DBackpropFilterKernel {  // inputs: input, out_backprop
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const Symmetric s = symmetric(a);
+    const void* x = ctx.input(0).data();
+    std::shared_ptr<runtime::TensorImpl> padded;
+    if (s.padded()) {
+      padded = scratch(
+          scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
+                     sizeof(T));
+      copy_into_padded(scope, x, padded->data(), a.batch, a.in_height, a.in_width, a.in_channels,
+                       s.extra_h, s.extra_w, sizeof(T), true);
+      x = padded->data();
+    }
+    const auto ohwi =
+        scratch(scope, static_cast<std::size_t>(ctx.output_shape().num_elements()) * sizeof(T));
+    run_convolution<T>(ctx, scope, kBackwardFilter, s.g, x, nullptr, ctx.input(1).data(),
+                       ohwi->data());
+    launch_transpose(scope, ohwi->data(),
+                     Shape{a.out_channels, a.filter_height, a.filter_width, a.in_channels},
+                     {1, 2, 3, 0}, sizeof(T), out->data());
+  }
+};
+
+struct PoolDesc {
+  const CudnnLibrary& api;
+  cudnnPoolingDescriptor_t d = nullptr;
+  PoolDesc(const CudnnLibrary& a, cudnnPoolingMode_t mode, const ops::Pool2DAttrs& g) : api(a) {
+    EAGLE_CUDNN_CHECK(api.create_pooling(&d));
+    EAGLE_CUDNN_CHECK(api.set_pooling_2d(d, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(g.window_h),
+                                         static_cast<int>(g.window_w), static_cast<int>(g.pad_top),
+                                         static_cast<int>(g.pad_left), static_cast<int>(g.stride_h),
+                                         static_cast<int>(g.stride_w)));
+  }
+  ~PoolDesc() { api.destroy_pooling(d); }
+};
+
+template <class T>
+void run_pooling(KernelContext& ctx, cudnnPoolingMode_t mode, bool backward) {
+  const LaunchScope scope(ctx);
+  auto out = ctx.allocate_output();
+  if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
+  const auto& g = ctx.attrs<ops::Pool2DAttrs>();
+  const char* op = runtime::op_name(ctx.op()).data();
+  const CudnnLibrary& api = cudnn(op);
+  CudnnHandle& h = handle_for(scope.device(), op);
+  const cudnnDataType_t type = data_type<T>();
+  TensorDesc xd(api, type, g.batch, g.in_height, g.in_width, g.channels);
+  TensorDesc yd(api, type, g.batch, g.out_height, g.out_width, g.channels);
+  PoolDesc pd(api, mode, g);
+  const Scalar<T> one = 1, zero = 0;
+  std::lock_guard<std::mutex> lock(h.mutex);
+  if (!backward) {
+    EAGLE_CUDNN_CHECK(api.pooling_forward(h.handle, pd.d, &one, xd.d, ctx.input(0).data(), &zero,
+                                          yd.d, out->data()));
+  } else if (mode == CUDNN_POOLING_MAX_DETERMINISTIC) {  // orig_input, orig_output, grad
+    EAGLE_CUDNN_CHECK(api.pooling_backward(h.handle, pd.d, &one, yd.d, ctx.input(1).data(), yd.d,
+                                           ctx.input(2).data(), xd.d, ctx.input(0).data(), &zero,
+                                           xd.d, out->data()));
+  } else {  // AvgPoolGrad reads neither y nor x; cuDNN still takes descriptors and pointers
+    EAGLE_CUDNN_CHECK(api.pooling_backward(h.handle, pd.d, &one, yd.d, ctx.input(0).data(), yd.d,
+                                           ctx.input(0).data(), xd.d, out->data(), &zero, xd.d,
+                                           out->data()));
+  }
+}
+
+template <class T>
+struct MaxPoolKernel {
+  static void run(KernelContext& ctx) {
+    run_pooling<T>(ctx, CUDNN_POOLING_MAX_DETERMINISTIC, false);
+  }
+};
+template <class T>
+struct MaxPoolGradKernel {
+  static void run(KernelContext& ctx) {
+    run_pooling<T>(ctx, CUDNN_POOLING_MAX_DETERMINISTIC, true);
+  }
+};
+template <class T>
+struct AvgPoolKernel {
+  static void run(KernelContext& ctx) {
+    run_pooling<T>(ctx, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, false);
+  }
+};
+template <class T>
+struct AvgPoolGradKernel {
+  static void run(KernelContext& ctx) {
+    run_pooling<T>(ctx, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, true);
+  }
+};
+
+}  // namespace
+
+void register_conv_kernels(runtime::KernelTable& table) {
+  kernels::register_op<OpId::kConv2D, DeviceType::kGPU, Conv2DKernel>(table);
+  kernels::register_op<OpId::kConv2DBackpropInput, DeviceType::kGPU, Conv2DBackpropInputKernel>(
+      table);
+  kernels::register_op<OpId::kConv2DBackpropFilter, DeviceType::kGPU, Conv2DBackpropFilterKernel>(
+      table);
+  kernels::register_op<OpId::kMaxPool, DeviceType::kGPU, MaxPoolKernel>(table);
+  kernels::register_op<OpId::kMaxPoolGrad, DeviceType::kGPU, MaxPoolGradKernel>(table);
+  kernels::register_op<OpId::kAvgPool, DeviceType::kGPU, AvgPoolKernel>(table);
+  kernels::register_op<OpId::kAvgPoolGrad, DeviceType::kGPU, AvgPoolGradKernel>(table);
+}
+
+}  // namespace eagle::cuda

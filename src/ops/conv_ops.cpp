@@ -1,0 +1,274 @@
+// conv2d, max_pool2d, avg_pool2d and their backward ops: validation with TensorFlow's messages
+// (conv_ops.cc, conv_grad_shape_utils.cc, pooling_ops_common.cc, kernel_shape_util.cc) and the
+// geometry every kernel reads from its attributes.
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+
+#include "eagle/ops/nn.hpp"
+#include "ops/attrs.hpp"
+#include "ops/op_support.hpp"
+
+namespace eagle::nn {
+namespace {
+
+using ops::OpId;
+
+struct Window {
+  std::int64_t out, pad_before, pad_after;
+};
+
+// TensorFlow's GetWindowedOutputSizeVerbose: VALID keeps the windows that fit; SAME gives
+// ceil(in / stride) windows and pads the rest, the odd row after.
+Window windowed_output(OpId op, std::int64_t in, std::int64_t k, std::int64_t dilation,
+                       std::int64_t stride, bool same) {
+  const std::int64_t effective = (k - 1) * dilation + 1;
+  Window w{};
+  if (same) {
+    w.out = (in + stride - 1) / stride;
+    const std::int64_t needed = std::max<std::int64_t>(0, (w.out - 1) * stride + effective - in);
+    w.pad_before = needed / 2;
+    w.pad_after = needed - w.pad_before;
+  } else {
+    w.out = (in - effective + stride) / stride;
+  }
+  if (w.out < 0) {
+    ops::throw_invalid(op, fmt::format("Computed output size would be negative: {} [input_size: "
+                                       "{}, effective_filter_size: {}, stride: {}]",
+                                       w.out, in, effective, stride));
+  }
+  return w;
+}
+
+// "SAME" -> true, "VALID" -> false; the allowed lists are TensorFlow's for each op.
+bool parse_padding(OpId op, const std::string& padding) {
+  if (padding == "SAME") return true;
+  if (padding == "VALID") return false;
+  const bool explicit_allowed = op != OpId::kAvgPool && op != OpId::kAvgPoolGrad;
+  if (padding == "EXPLICIT" && explicit_allowed) {
+    // TensorFlow's answer to EXPLICIT without explicit_paddings, which eagle's options lack.
+    ops::throw_invalid(op, "explicit_paddings attribute must contain 8 values, but got: 0");
+  }
+  ops::throw_invalid(
+      op, fmt::format("Value for attr 'padding' of \"{}\" is not in the list of allowed values: {}",
+                      padding,
+                      explicit_allowed ? R"("SAME", "VALID", "EXPLICIT")" : R"("SAME", "VALID")"));
+}
+
+ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
+                            const Conv2DOptions& options) {
+  const bool same = parse_padding(op, options.padding);
+  if (options.strides[0] <= 0 || options.strides[1] <= 0) {
+    ops::throw_invalid(op, "Row and column strides should be larger than 0.");
+  }
+  if (options.dilations[0] <= 0 || options.dilations[1] <= 0) {
+    ops::throw_invalid(op, "Dilated rates should be larger than 0.");
+  }
+  const std::string label = op == OpId::kConv2D                ? ""
+                            : op == OpId::kConv2DBackpropInput ? "Conv2DCustomBackpropInput: "
+                                                               : "Conv2DCustomBackpropFilter: ";
+  if (input.rank() != 4) {
+    ops::throw_invalid(op, op == OpId::kConv2D ? fmt::format("convolution input must be "
+                                                             "4-dimensional: {}",
+                                                             input.to_string())
+                                               : label + "input must be 4-dimensional");
+  }
+  if (filter.rank() != 4) {
+    ops::throw_invalid(op, op == OpId::kConv2D ? fmt::format("convolution filter must be "
+                                                             "4-dimensional: {}",
+                                                             filter.to_string())
+                                               : label + "filter must be 4-dimensional");
+  }
+  const std::int64_t in_depth = input[3], patch_depth = filter[2];
+  if (patch_depth <= 0) {
+    ops::throw_invalid(
+        op, fmt::format("{}filter depth must be stricly positive, got {}", label, patch_depth));
+  }
+  if (in_depth % patch_depth != 0) {
+    ops::throw_invalid(op, fmt::format("{}input depth must be evenly divisible by filter depth: "
+                                       "{} vs {}",
+                                       label, in_depth, patch_depth));
+  }
+  if (in_depth != patch_depth) {
+    throw UnimplementedError(
+        fmt::format("{}Grouped convolutions are not supported: input depth "
+                    "{}, filter depth {} [Op:{}]",
+                    label, in_depth, patch_depth, runtime::op_name(op)));
+  }
+  const Window rows =
+      windowed_output(op, input[1], filter[0], options.dilations[0], options.strides[0], same);
+  const Window cols =
+      windowed_output(op, input[2], filter[1], options.dilations[1], options.strides[1], same);
+  // After the output's shape, as TensorFlow: an empty output needs no filter elements.
+  if (filter.num_elements() == 0 && input[0] * rows.out * cols.out * filter[3] != 0) {
+    ops::throw_invalid(op, label +
+                               "filter must not have zero elements (i.e. all dimensions must "
+                               "be non-zero)");
+  }
+  return ops::Conv2DAttrs{input[0],
+                          input[1],
+                          input[2],
+                          input[3],
+                          filter[0],
+                          filter[1],
+                          filter[3],
+                          rows.out,
+                          cols.out,
+                          options.strides[0],
+                          options.strides[1],
+                          options.dilations[0],
+                          options.dilations[1],
+                          rows.pad_before,
+                          rows.pad_after,
+                          cols.pad_before,
+                          cols.pad_after,
+                          same};
+}
+
+Shape conv_output_shape(const ops::Conv2DAttrs& a) {
+  return Shape{a.batch, a.out_height, a.out_width, a.out_channels};
+}
+
+// The backprops' out_backprop must be what Conv2D gives: TensorFlow's
+// ConvBackpropComputeDimensions.
+void check_out_backprop(OpId op, const ops::Conv2DAttrs& a, const Shape& out_backprop) {
+  const std::string label = op == OpId::kConv2DBackpropInput ? "Conv2DCustomBackpropInput: "
+                                                             : "Conv2DCustomBackpropFilter: ";
+  if (out_backprop.rank() != 4) {
+    ops::throw_invalid(op, label + "out_backprop must be 4-dimensional");
+  }
+  if (out_backprop[0] != a.batch) {
+    ops::throw_invalid(op, fmt::format("{}input and out_backprop must have the same batch size. "
+                                       "Got input batch size: {} out_backprop batch size: {}",
+                                       label, a.batch, out_backprop[0]));
+  }
+  if (out_backprop[3] != a.out_channels) {
+    ops::throw_invalid(op, label + "filter and out_backprop must have the same out_depth");
+  }
+  const std::int64_t computed[2] = {a.out_height, a.out_width};
+  const std::int64_t input[2] = {a.in_height, a.in_width};
+  const std::int64_t filter[2] = {a.filter_height, a.filter_width};
+  const std::int64_t stride[2] = {a.stride_h, a.stride_w};
+  const std::int64_t dilation[2] = {a.dilation_h, a.dilation_w};
+  for (int d = 0; d < 2; ++d) {
+    if (out_backprop[1 + d] != computed[d]) {
+      ops::throw_invalid(op, fmt::format("{}Size of out_backprop doesn't match computed: actual = "
+                                         "{}, computed = {} spatial_dim: {} input: {} filter: {} "
+                                         "output: {} stride: {} dilation: {}",
+                                         label, out_backprop[1 + d], computed[d], d + 1, input[d],
+                                         filter[d], out_backprop[1 + d], stride[d], dilation[d]));
+    }
+  }
+}
+
+ops::Pool2DAttrs pool_attrs(OpId op, const Shape& input, const Pool2DOptions& options) {
+  const bool same = parse_padding(op, options.padding);
+  const std::array<std::int64_t, 2> strides = options.strides.value_or(options.ksize);
+  const bool max = op == OpId::kMaxPool || op == OpId::kMaxPoolGrad;
+  if (input.rank() != 4) {
+    ops::throw_invalid(
+        op, fmt::format("tensor_in_shape must have 2 spatial dimensions. {} 0", input.rank()));
+  }
+  for (const std::int64_t k : options.ksize) {
+    if (k > 0) continue;
+    ops::throw_invalid(op, max ? fmt::format("Sliding window ksize must be positive. The "
+                                             "specified or inferred ksize is: 1,{},{},1",
+                                             options.ksize[0], options.ksize[1])
+                               : fmt::format("ksize must be a positive int32 value, got:{}", k));
+  }
+  for (const std::int64_t s : strides) {
+    if (s <= 0) ops::throw_invalid(op, fmt::format("Stride must be > 0, but got {}", s));
+  }
+  const Window rows = windowed_output(op, input[1], options.ksize[0], 1, strides[0], same);
+  const Window cols = windowed_output(op, input[2], options.ksize[1], 1, strides[1], same);
+  return ops::Pool2DAttrs{
+      input[0],         input[1],       input[2],        input[3],       options.ksize[0],
+      options.ksize[1], rows.out,       cols.out,        strides[0],     strides[1],
+      rows.pad_before,  rows.pad_after, cols.pad_before, cols.pad_after, same};
+}
+
+Shape pool_output_shape(const ops::Pool2DAttrs& a) {
+  return Shape{a.batch, a.out_height, a.out_width, a.channels};
+}
+
+void check_pool_grad(OpId op, const ops::Pool2DAttrs& a, const Tensor& grad) {
+  const Shape expected = pool_output_shape(a);
+  if (grad.shape() != expected) {
+    ops::throw_invalid(op, fmt::format("Expected grad shape to be {}, but got {}",
+                                       expected.to_string(), grad.shape().to_string()));
+  }
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& options) {
+  const Tensor inputs[2] = {input, filters};
+  ops::check_same_dtype(OpId::kConv2D, inputs, 2);
+  const ops::Conv2DAttrs attrs = conv_attrs(OpId::kConv2D, input.shape(), filters.shape(), options);
+  return runtime::execute1(OpId::kConv2D, input.dtype(), inputs, 2, conv_output_shape(attrs),
+                           input.dtype(), ops::OpAttrs{attrs});
+}
+
+Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filters,
+                             const Tensor& out_backprop, const Conv2DOptions& options) {
+  const Tensor inputs[2] = {filters, out_backprop};
+  ops::check_same_dtype(OpId::kConv2DBackpropInput, inputs, 2);
+  const ops::Conv2DAttrs attrs =
+      conv_attrs(OpId::kConv2DBackpropInput, input_shape, filters.shape(), options);
+  check_out_backprop(OpId::kConv2DBackpropInput, attrs, out_backprop.shape());
+  return runtime::execute1(OpId::kConv2DBackpropInput, filters.dtype(), inputs, 2, input_shape,
+                           filters.dtype(), ops::OpAttrs{attrs});
+}
+
+Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape,
+                              const Tensor& out_backprop, const Conv2DOptions& options) {
+  const Tensor inputs[2] = {input, out_backprop};
+  ops::check_same_dtype(OpId::kConv2DBackpropFilter, inputs, 2);
+  const ops::Conv2DAttrs attrs =
+      conv_attrs(OpId::kConv2DBackpropFilter, input.shape(), filter_shape, options);
+  check_out_backprop(OpId::kConv2DBackpropFilter, attrs, out_backprop.shape());
+  return runtime::execute1(OpId::kConv2DBackpropFilter, input.dtype(), inputs, 2, filter_shape,
+                           input.dtype(), ops::OpAttrs{attrs});
+}
+
+Tensor max_pool2d(const Tensor& input, const Pool2DOptions& options) {
+  ops::check_defined(input, OpId::kMaxPool);
+  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kMaxPool, input.shape(), options);
+  return ops::run_unary(OpId::kMaxPool, input, pool_output_shape(attrs), input.dtype(),
+                        ops::OpAttrs{attrs});
+}
+
+Tensor avg_pool2d(const Tensor& input, const Pool2DOptions& options) {
+  ops::check_defined(input, OpId::kAvgPool);
+  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kAvgPool, input.shape(), options);
+  return ops::run_unary(OpId::kAvgPool, input, pool_output_shape(attrs), input.dtype(),
+                        ops::OpAttrs{attrs});
+}
+
+Tensor max_pool_grad(const Tensor& orig_input, const Tensor& orig_output, const Tensor& grad,
+                     const Pool2DOptions& options) {
+  const Tensor inputs[3] = {orig_input, orig_output, grad};
+  ops::check_same_dtype(OpId::kMaxPoolGrad, inputs, 3);
+  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kMaxPoolGrad, orig_input.shape(), options);
+  const Shape expected = pool_output_shape(attrs);
+  if (orig_output.shape() != expected) {
+    ops::throw_invalid(OpId::kMaxPoolGrad,
+                       fmt::format("Expected orig_output shape to be {}, but got {}",
+                                   expected.to_string(), orig_output.shape().to_string()));
+  }
+  check_pool_grad(OpId::kMaxPoolGrad, attrs, grad);
+  return runtime::execute1(OpId::kMaxPoolGrad, orig_input.dtype(), inputs, 3, orig_input.shape(),
+                           orig_input.dtype(), ops::OpAttrs{attrs});
+}
+
+Tensor avg_pool_grad(const Shape& orig_input_shape, const Tensor& grad,
+                     const Pool2DOptions& options) {
+  ops::check_defined(grad, OpId::kAvgPoolGrad);
+  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kAvgPoolGrad, orig_input_shape, options);
+  check_pool_grad(OpId::kAvgPoolGrad, attrs, grad);
+  return ops::run_unary(OpId::kAvgPoolGrad, grad, orig_input_shape, grad.dtype(),
+                        ops::OpAttrs{attrs});
+}
+
+}  // namespace eagle::nn
