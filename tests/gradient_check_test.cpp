@@ -37,7 +37,7 @@ std::vector<double> values_for(const GradInput& spec, std::mt19937& rng) {
       case GradDomain::kUnit:
         x = x / 4;
         break;
-      case GradGradDomain::kDistinct:  // far enough apart that no difference step reorders them
+      case GradDomain::kDistinct:  // far enough apart that no difference step reorders them
         x = static_cast<double>(i) * 0.37 - 1.1 + 0.01 * x;
         if (i % 2 == 1) x = -x;
         break;
