@@ -21,5 +21,6 @@ void register_index_kernels(runtime::KernelTable& table);
 void register_einsum_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
 void register_optimizer_kernels(runtime::KernelTable& table);
+void register_nn_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -349,6 +349,94 @@ std::vector<GradCase> cases() {
        }},
       {"size-0 dimension", {{Shape{0, 3}}, {s3}}, [](V x) { return x[0] * x[1]; }},
   };
+  // The NN ops (eagle::nn). Relu6 and LeakyRelu stay away from their kinks (0 and 6).
+  const std::vector<GradCase> nn = {
+      {"relu6", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::relu6(x[0] * 4.0); }},
+      {"leaky_relu", {{s23, Domain::kAwayFromZero}},
+       [](V x) { return eagle::nn::leaky_relu(x[0], 0.3); }},
+      {"elu", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::elu(x[0]); }},
+      {"selu", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::selu(x[0]); }},
+      {"gelu", {{s23}}, [](V x) { return eagle::nn::gelu(x[0]); }},
+      {"gelu approximate", {{s23}}, [](V x) { return eagle::nn::gelu(x[0], true); }},
+      {"softplus", {{s23}}, [](V x) { return eagle::nn::softplus(x[0] * 10.0); }},
+      {"softsign", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::softsign(x[0]); }},
+      {"silu", {{s23}}, [](V x) { return eagle::nn::silu(x[0], 1.5); }},
+      {"log_softmax", {{s23}}, [](V x) { return eagle::nn::log_softmax(x[0]); }},
+      {"log_softmax axis 0", {{s23}}, [](V x) { return eagle::nn::log_softmax(x[0], 0); }},
+      {"bias_add", {{Shape{2, 2, 3}}, {s3}}, [](V x) { return eagle::nn::bias_add(x[0], x[1]); }},
+      {"bias_add gradient's gradient",
+       {{s23}},
+       [](V x) {
+         eagle::GradientTape inner;
+         const Tensor bias = eagle::constant({0.5, -1.0, 2.0});
+         inner.watch(bias);
+         const Tensor y = eagle::reduce_sum(eagle::square(eagle::nn::bias_add(x[0], bias)));
+         return *inner.gradient(y, {bias})[0];
+       }},
+      {"softmax_cross_entropy_with_logits",
+       {{s23, Domain::kPositive}, {s23}},
+       [](V x) { return eagle::nn::softmax_cross_entropy_with_logits(x[0], x[1]); }},
+      {"softmax_cross_entropy_with_logits broadcast labels rank 3",
+       {{Shape{1, 3}}, {Shape{2, 2, 3}}},
+       [](V x) { return eagle::nn::softmax_cross_entropy_with_logits(x[0], x[1]); }},
+      {"softmax_cross_entropy_with_logits second derivative",
+       {{s23}},
+       [](V x) {
+         eagle::GradientTape inner;
+         inner.watch(x[0]);
+         const Tensor labels = eagle::constant({{0.2, 0.3, 0.5}, {1.0, 0.0, 0.0}});
+         const Tensor y =
+             eagle::reduce_sum(eagle::nn::softmax_cross_entropy_with_logits(labels, x[0]));
+         return *inner.gradient(y, {x[0]})[0];
+       }},
+      {"sparse_softmax_cross_entropy_with_logits",
+       {{s23}},
+       [](V x) {
+         return eagle::nn::sparse_softmax_cross_entropy_with_logits(
+             eagle::constant(std::vector<std::int64_t>{2, 0}), x[0]);
+       }},
+      {"sparse_softmax_cross_entropy_with_logits second derivative",
+       {{s23}},
+       [](V x) {
+         eagle::GradientTape inner;
+         inner.watch(x[0]);
+         const Tensor y = eagle::reduce_sum(eagle::nn::sparse_softmax_cross_entropy_with_logits(
+             eagle::constant({1, 2}), x[0]));
+         return *inner.gradient(y, {x[0]})[0];
+       }},
+      {"l2_loss", {{s23}}, [](V x) { return eagle::nn::l2_loss(x[0]); }},
+      {"moments",
+       {{Shape{2, 2, 3}}},
+       [](V x) {
+         const auto m = eagle::nn::moments(x[0], {0, 1});
+         return m.mean * 3.0 + m.variance;
+       }},
+      {"batch_normalization",
+       {{s23}, {s3}, {s3, Domain::kPositive}, {s3}, {s3}},
+       [](V x) { return eagle::nn::batch_normalization(x[0], x[1], x[2], x[3], x[4], 1e-3); }},
+      {"fused_batch_norm training",
+       {{Shape{2, 2, 1, 3}}, {s3}, {s3}},
+       [](V x) { return eagle::nn::fused_batch_norm(x[0], x[1], x[2]).y; }},
+      {"fused_batch_norm inference",
+       {{Shape{2, 1, 2, 3}}, {s3}, {s3}, {s3}, {s3, Domain::kPositive}},
+       [](V x) {
+         return eagle::nn::fused_batch_norm(x[0], x[1], x[2], x[3], x[4], 1e-3, 1.0, false).y;
+       }},
+      {"dropout",
+       {{s23}},
+       [](V x) { return eagle::nn::dropout(x[0], 0.5, std::nullopt, 7); }},
+      {"relu6, leaky_relu, elu, selu second derivatives",
+       {{s23, Domain::kAwayFromZero}},
+       [](V x) {
+         eagle::GradientTape inner;
+         inner.watch(x[0]);
+         const Tensor y = eagle::reduce_sum(
+             eagle::square(eagle::nn::relu6(x[0] * 4.0)) + eagle::square(eagle::nn::leaky_relu(x[0])) +
+             eagle::square(eagle::nn::elu(x[0])) + eagle::square(eagle::nn::selu(x[0])));
+         return *inner.gradient(y, {x[0]})[0];
+       }},
+  };
+  t.insert(t.end(), nn.begin(), nn.end());
   (void)in0;
   return t;
 }

@@ -16,3 +16,7 @@
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
+// NN ops (eagle::nn).
+#include "eagle/ops/nn_activations.hpp"
+#include "eagle/ops/nn_losses.hpp"
+#include "eagle/ops/nn_normalization.hpp"

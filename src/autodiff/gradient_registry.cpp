@@ -57,6 +57,7 @@ const GradientRegistry& gradient_registry() {
     register_linalg_gradients(r);
     register_array_gradients(r);
     register_index_gradients(r);
+    register_nn_gradients(r);
     return r;
   }();
   return registry;

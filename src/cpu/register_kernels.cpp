@@ -42,6 +42,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_sort_kernels(table);
   register_variable_kernels(table);
   register_optimizer_kernels(table);
+  register_nn_kernels(table);
 }
 
 }  // namespace eagle::cpu

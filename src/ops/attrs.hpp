@@ -125,16 +125,35 @@ struct OptimizerAttrs {
   bool nesterov = false;  // SGD
 };
 
+// LeakyRelu, LeakyReluGrad.
+struct LeakyReluAttrs {
+  double alpha;
+};
+// OneHot: TensorFlow's on_value / off_value inputs as values (converted to the output dtype).
+struct OneHotAttrs {
+  std::int64_t depth;
+  int axis;  // normalized to [0, output rank)
+  double on_value;
+  double off_value;
+};
+// FusedBatchNormV3, FusedBatchNormGradV3 (NHWC).
+struct FusedBatchNormAttrs {
+  double epsilon;
+  double exponential_avg_factor;
+  bool is_training;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
 // table (ops/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
-using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
-                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
-                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
-                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs>;
+using OpAttrs =
+    std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
+                 ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
+                 ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
+                 EinsumAttrs, OptimizerAttrs, LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>
