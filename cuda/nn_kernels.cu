@@ -343,8 +343,8 @@ struct OneHotKernel {
     const T off = kernels::convert<T>(a.off_value);
     S on_s, off_s;
     static_assert(sizeof(S) == sizeof(T));
-    std::memcpy(&on_s, &on, sizeof on);
-    std::memcpy(&off_s, &off, sizeof off);
+    std::memcpy(static_cast<void*>(&on_s), &on, sizeof on);
+    std::memcpy(static_cast<void*>(&off_s), &off, sizeof off);
     one_hot<S, I><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
         ctx.input(0).data<const I>(), out->data<S>(), n, a.depth, inner, on_s, off_s);
     check_launch("one_hot");

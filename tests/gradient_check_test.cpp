@@ -352,7 +352,8 @@ std::vector<GradCase> cases() {
   // The NN ops (eagle::nn). Relu6 and LeakyRelu stay away from their kinks (0 and 6).
   const std::vector<GradCase> nn = {
       {"relu6", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::relu6(x[0] * 4.0); }},
-      {"leaky_relu", {{s23, Domain::kAwayFromZero}},
+      {"leaky_relu",
+       {{s23, Domain::kAwayFromZero}},
        [](V x) { return eagle::nn::leaky_relu(x[0], 0.3); }},
       {"elu", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::elu(x[0]); }},
       {"selu", {{s23, Domain::kAwayFromZero}}, [](V x) { return eagle::nn::selu(x[0]); }},
@@ -368,17 +369,25 @@ std::vector<GradCase> cases() {
        {{s23}},
        [](V x) {
          eagle::GradientTape inner;
-         const Tensor bias = eagle::constant({0.5, -1.0, 2.0});
+         const Tensor bias = eagle::constant(std::vector<double>{0.5, -1.0, 2.0});
          inner.watch(bias);
          const Tensor y = eagle::reduce_sum(eagle::square(eagle::nn::bias_add(x[0], bias)));
          return *inner.gradient(y, {bias})[0];
        }},
+      // Labels are distributions (TensorFlow's backprop, softmax - labels, assumes rows that
+      // sum to 1): positive values normalized inside the function.
       {"softmax_cross_entropy_with_logits",
        {{s23, Domain::kPositive}, {s23}},
-       [](V x) { return eagle::nn::softmax_cross_entropy_with_logits(x[0], x[1]); }},
+       [](V x) {
+         const Tensor labels = x[0] / eagle::reduce_sum(x[0], -1, true);
+         return eagle::nn::softmax_cross_entropy_with_logits(labels, x[1]);
+       }},
       {"softmax_cross_entropy_with_logits broadcast labels rank 3",
-       {{Shape{1, 3}}, {Shape{2, 2, 3}}},
-       [](V x) { return eagle::nn::softmax_cross_entropy_with_logits(x[0], x[1]); }},
+       {{Shape{1, 3}, Domain::kPositive}, {Shape{2, 2, 3}}},
+       [](V x) {
+         const Tensor labels = x[0] / eagle::reduce_sum(x[0], -1, true);
+         return eagle::nn::softmax_cross_entropy_with_logits(labels, x[1]);
+       }},
       {"softmax_cross_entropy_with_logits second derivative",
        {{s23}},
        [](V x) {
@@ -400,8 +409,8 @@ std::vector<GradCase> cases() {
        [](V x) {
          eagle::GradientTape inner;
          inner.watch(x[0]);
-         const Tensor y = eagle::reduce_sum(eagle::nn::sparse_softmax_cross_entropy_with_logits(
-             eagle::constant({1, 2}), x[0]));
+         const Tensor y = eagle::reduce_sum(
+             eagle::nn::sparse_softmax_cross_entropy_with_logits(eagle::constant({1, 2}), x[0]));
          return *inner.gradient(y, {x[0]})[0];
        }},
       {"l2_loss", {{s23}}, [](V x) { return eagle::nn::l2_loss(x[0]); }},
@@ -417,22 +426,24 @@ std::vector<GradCase> cases() {
       {"fused_batch_norm training",
        {{Shape{2, 2, 1, 3}}, {s3}, {s3}},
        [](V x) { return eagle::nn::fused_batch_norm(x[0], x[1], x[2]).y; }},
+      // The population statistics get no gradient (TensorFlow's None), so they are constants.
       {"fused_batch_norm inference",
-       {{Shape{2, 1, 2, 3}}, {s3}, {s3}, {s3}, {s3, Domain::kPositive}},
+       {{Shape{2, 1, 2, 3}}, {s3}, {s3}},
        [](V x) {
-         return eagle::nn::fused_batch_norm(x[0], x[1], x[2], x[3], x[4], 1e-3, 1.0, false).y;
+         const Tensor mean = eagle::constant(std::vector<double>{0.1, -0.2, 0.3});
+         const Tensor variance = eagle::constant(std::vector<double>{0.5, 1.5, 2.0});
+         return eagle::nn::fused_batch_norm(x[0], x[1], x[2], mean, variance, 1e-3, 1.0, false).y;
        }},
-      {"dropout",
-       {{s23}},
-       [](V x) { return eagle::nn::dropout(x[0], 0.5, std::nullopt, 7); }},
+      {"dropout", {{s23}}, [](V x) { return eagle::nn::dropout(x[0], 0.5, std::nullopt, 7); }},
       {"relu6, leaky_relu, elu, selu second derivatives",
        {{s23, Domain::kAwayFromZero}},
        [](V x) {
          eagle::GradientTape inner;
          inner.watch(x[0]);
-         const Tensor y = eagle::reduce_sum(
-             eagle::square(eagle::nn::relu6(x[0] * 4.0)) + eagle::square(eagle::nn::leaky_relu(x[0])) +
-             eagle::square(eagle::nn::elu(x[0])) + eagle::square(eagle::nn::selu(x[0])));
+         const Tensor y = eagle::reduce_sum(eagle::square(eagle::nn::relu6(x[0] * 4.0)) +
+                                            eagle::square(eagle::nn::leaky_relu(x[0])) +
+                                            eagle::square(eagle::nn::elu(x[0])) +
+                                            eagle::square(eagle::nn::selu(x[0])));
          return *inner.gradient(y, {x[0]})[0];
        }},
   };

@@ -316,9 +316,8 @@ FusedBatchNorm fused_batch_norm(const Tensor& x, const Tensor& scale, const Tens
       x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16 ? DType::kFloat32 : x.dtype();
   // Training at factor 1 reads no statistics: TensorFlow passes empty tensors for None.
   const bool reads_statistics = !is_training || exponential_avg_factor != 1.0;
-  const Tensor empty = zeros(Shape{0}, u);
-  const Tensor m = mean.defined() ? mean : empty;
-  const Tensor v = variance.defined() ? variance : empty;
+  const Tensor m = mean.defined() ? mean : zeros(Shape{0}, u);
+  const Tensor v = variance.defined() ? variance : zeros(Shape{0}, u);
   const Tensor inputs[5] = {x, scale, offset, m, v};
   for (int i = 1; i < 5; ++i) {
     if (inputs[i].dtype() != u) {
