@@ -23,5 +23,6 @@ void register_variable_kernels(runtime::KernelTable& table);
 void register_optimizer_kernels(runtime::KernelTable& table);
 // cuDNN (cudnn_conv_kernels.cpp): Conv2D, its backprops, MaxPool(Grad), AvgPool(Grad).
 void register_conv_kernels(runtime::KernelTable& table);
+void register_nn_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -32,10 +32,9 @@ using runtime::OpId;
 // S per thread and iteration, then the tail element by element.
 template <class S, class Out, class Fn, bool kScalarA, bool kScalarB>
 __global__ void binary_contiguous(const S* __restrict__ a, const S* __restrict__ b,
-                                  Out* __restrict__ out, std::int64_t n) {
+                                  Out* __restrict__ out, std::int64_t n, const Fn fn) {
   constexpr int kWidth = kPackWidth<S>;
   using C = compute_of_t<S>;
-  const Fn fn{};
   const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   C scalar_a{};
@@ -75,8 +74,8 @@ struct DeviceBroadcastPlan {
 
 template <class S, class Out, class Fn, class Index>
 __global__ void binary_broadcast(const S* __restrict__ a, const S* __restrict__ b,
-                                 Out* __restrict__ out, Index n, DeviceBroadcastPlan<Index> plan) {
-  const Fn fn{};
+                                 Out* __restrict__ out, Index n, DeviceBroadcastPlan<Index> plan,
+                                 const Fn fn) {
   const Index stride = Index{gridDim.x} * blockDim.x;
   for (Index i = Index{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
     Index rest = i;
@@ -106,9 +105,8 @@ __global__ void flag_elements(const S* __restrict__ x, std::int64_t n, int* flag
 // input forwarded to the output, Note [Kernel contract]): each element is read before it is
 // written, by the same thread.
 template <class S, class Out, class Fn, class In, class OutPtr>
-__device__ __forceinline__ void unary_loop(In x, OutPtr out, std::int64_t n) {
+__device__ __forceinline__ void unary_loop(In x, OutPtr out, std::int64_t n, const Fn& fn) {
   constexpr int kWidth = kPackWidth<S>;
-  const Fn fn{};
   const std::int64_t start = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
   const std::int64_t packs = n / kWidth;
@@ -125,15 +123,16 @@ __device__ __forceinline__ void unary_loop(In x, OutPtr out, std::int64_t n) {
 }
 
 template <class S, class Out, class Fn>
-__global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out, std::int64_t n) {
-  unary_loop<S, Out, Fn>(x, out, n);
+__global__ void unary_contiguous(const S* __restrict__ x, Out* __restrict__ out, std::int64_t n,
+                                 const Fn fn) {
+  unary_loop<S, Out, Fn>(x, out, n, fn);
 }
 
 // In place, so without __restrict__ (which would let the compiler read through the
 // non-coherent cache what this kernel writes).
 template <class S, class Fn>
-__global__ void unary_in_place(S* data, std::int64_t n) {
-  unary_loop<S, S, Fn>(static_cast<const S*>(data), data, n);
+__global__ void unary_in_place(S* data, std::int64_t n, const Fn fn) {
+  unary_loop<S, S, Fn>(static_cast<const S*>(data), data, n, fn);
 }
 
 // ---- Kernel functions ---------------------------------------------------------------------------
@@ -188,6 +187,7 @@ void binary_kernel(KernelContext& ctx) {
   auto out = ctx.allocate_output();
   const std::int64_t n = ctx.output_shape().num_elements();
   if (n == 0) return;
+  const Fn fn = kernels::make_functor<Fn>(ctx);
   const S* a = x.data<const S>();
   const S* b = y.data<const S>();
   Out* o = out->data<Out>();
@@ -198,21 +198,24 @@ void binary_kernel(KernelContext& ctx) {
       grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device());
   cudaStream_t stream = scope.stream();
   if (aligned && na == n && nb == n) {
-    binary_contiguous<S, Out, Fn, false, false><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+    binary_contiguous<S, Out, Fn, false, false>
+        <<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n, fn);
   } else if (aligned && na == 1 && nb == n) {
-    binary_contiguous<S, Out, Fn, true, false><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+    binary_contiguous<S, Out, Fn, true, false>
+        <<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n, fn);
   } else if (aligned && na == n && nb == 1) {
-    binary_contiguous<S, Out, Fn, false, true><<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n);
+    binary_contiguous<S, Out, Fn, false, true>
+        <<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n, fn);
   } else {
     const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), ctx.output_shape());
     const unsigned int grid = grid_size(n, scope.device());
     // 32-bit indices when i + grid stride cannot overflow them.
     if (n + std::int64_t{grid} * kBlockSize < (std::int64_t{1} << 32)) {
       binary_broadcast<S, Out, Fn, std::uint32_t><<<grid, kBlockSize, 0, stream>>>(
-          a, b, o, static_cast<std::uint32_t>(n), to_device_plan<std::uint32_t>(plan));
+          a, b, o, static_cast<std::uint32_t>(n), to_device_plan<std::uint32_t>(plan), fn);
     } else {
       binary_broadcast<S, Out, Fn, std::uint64_t><<<grid, kBlockSize, 0, stream>>>(
-          a, b, o, static_cast<std::uint64_t>(n), to_device_plan<std::uint64_t>(plan));
+          a, b, o, static_cast<std::uint64_t>(n), to_device_plan<std::uint64_t>(plan), fn);
     }
   }
   check_launch("binary elementwise kernel");
@@ -232,15 +235,16 @@ void unary_kernel(KernelContext& ctx) {
   if (n == 0) return;
   // Storage is 256-byte aligned (BfcAllocator), so packs always apply to whole tensors.
   const unsigned int grid = grid_size((n + kPackWidth<S> - 1) / kPackWidth<S>, scope.device());
+  const Fn fn = kernels::make_functor<Fn>(ctx);
   if constexpr (std::is_same_v<Out, S>) {
     if (out->data() == x.data()) {
-      unary_in_place<S, Fn><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n);
+      unary_in_place<S, Fn><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, fn);
       check_launch("unary elementwise kernel (in place)");
       return;
     }
   }
   unary_contiguous<S, Out, Fn>
-      <<<grid, kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<Out>(), n);
+      <<<grid, kBlockSize, 0, scope.stream()>>>(x.data<const S>(), out->data<Out>(), n, fn);
   check_launch("unary elementwise kernel");
 }
 

@@ -17,6 +17,7 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_variable_kernels(table);
   register_optimizer_kernels(table);
   register_conv_kernels(table);
+  register_nn_kernels(table);
 }
 
 }  // namespace eagle::cuda

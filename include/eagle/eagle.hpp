@@ -21,3 +21,7 @@
 #include "eagle/data.hpp"
 // Keras 2's layers, models and fit (eagle::keras).
 #include "eagle/keras.hpp"
+// NN ops (eagle::nn).
+#include "eagle/ops/nn_activations.hpp"
+#include "eagle/ops/nn_losses.hpp"
+#include "eagle/ops/nn_normalization.hpp"

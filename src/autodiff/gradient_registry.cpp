@@ -58,6 +58,7 @@ const GradientRegistry& gradient_registry() {
     register_array_gradients(r);
     register_index_gradients(r);
     register_nn_gradients(r);
+    register_conv_gradients(r);
     return r;
   }();
   return registry;

@@ -112,5 +112,6 @@ void register_linalg_gradients(GradientRegistry& registry);
 void register_array_gradients(GradientRegistry& registry);
 void register_index_gradients(GradientRegistry& registry);
 void register_nn_gradients(GradientRegistry& registry);
+void register_conv_gradients(GradientRegistry& registry);
 
 }  // namespace eagle::autodiff

@@ -1,96 +1,161 @@
-// Gradients of the convolution and pooling ops (TensorFlow's nn_grad.py): Conv2D's are its two
-// backprops, the backprops' are convolutions again (so second derivatives work), MaxPool's is
-// MaxPoolGrad and AvgPool's AvgPoolGrad, whose own gradient is an AvgPool.
+// Gradients of the NN ops, TensorFlow's formulas (tensorflow/python/ops/nn_grad.py,
+// math_grad.py) written with eagle's ops and the fused gradient ops (Note [NN activation
+// gradients]), so every backend has them.
+#include <cmath>
+
+#include "autodiff/grad_ops.hpp"
 #include "autodiff/gradient_registry.hpp"
 #include "eagle/ops.hpp"
-#include "eagle/ops/nn.hpp"
+#include "eagle/ops/nn_activations.hpp"
+#include "ops/op_support.hpp"
 
 namespace eagle::autodiff {
 namespace {
 
 using Grads = std::vector<Tensor>;
 
-nn::Conv2DOptions conv_options(const ops::Conv2DAttrs& a) {
-  return {{a.stride_h, a.stride_w}, a.same ? "SAME" : "VALID", {a.dilation_h, a.dilation_w}};
+// A fused gradient op of two same-shape operands.
+Tensor fused(OpId op, const Tensor& a, const Tensor& b,
+             const ops::OpAttrs& attrs = runtime::no_attrs()) {
+  const Tensor inputs[2] = {a, b};
+  ops::check_same_dtype(op, inputs, 2);
+  return runtime::execute1(op, a.dtype(), inputs, 2, a.shape(), a.dtype(), attrs);
 }
 
-Shape input_shape(const ops::Conv2DAttrs& a) {
-  return Shape{a.batch, a.in_height, a.in_width, a.in_channels};
+Tensor bias_add_grad(const Tensor& out_backprop) {
+  const Shape& s = out_backprop.shape();
+  return runtime::execute1(OpId::kBiasAddGrad, out_backprop.dtype(), &out_backprop, 1,
+                           Shape{s[s.rank() - 1]}, out_backprop.dtype());
 }
 
-Shape filter_shape(const ops::Conv2DAttrs& a) {
-  return Shape{a.filter_height, a.filter_width, a.in_channels, a.out_channels};
+// Relu6, LeakyRelu and their gradients: the gradient op again, and nothing for the features
+// (TensorFlow's _Relu6GradGrad, _LeakyReluGradGrad).
+void relu6_op_grad(const GradContext& c, Grads& g) {
+  g[0] = fused(OpId::kRelu6Grad, c.grad(), c.output());
 }
-
-nn::Pool2DOptions pool_options(const ops::Pool2DAttrs& a) {
-  return {{a.window_h, a.window_w},
-          std::array<std::int64_t, 2>{a.stride_h, a.stride_w},
-          a.same ? "SAME" : "VALID"};
+void relu6_grad_grad(const GradContext& c, Grads& g) {
+  if (c.needs_input_grad(0)) g[0] = fused(OpId::kRelu6Grad, c.grad(), c.input(1));
+  if (c.needs_input_grad(1)) g[1] = zeros_like(c.input(1));
 }
-
-// Conv2D(input, filter): dinput = Conv2DBackpropInput(filter, dy), dfilter =
-// Conv2DBackpropFilter(input, dy).
-void conv2d_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
-  const nn::Conv2DOptions options = conv_options(a);
-  const Tensor dy = c.grad();
+void leaky_relu_op_grad(const GradContext& c, Grads& g) {
+  g[0] = fused(OpId::kLeakyReluGrad, c.grad(), c.input(0),
+               ops::OpAttrs{c.attrs<ops::LeakyReluAttrs>()});
+}
+void leaky_relu_grad_grad(const GradContext& c, Grads& g) {
   if (c.needs_input_grad(0)) {
-    g[0] = nn::conv2d_backprop_input(input_shape(a), c.input(1), dy, options);
+    g[0] = fused(OpId::kLeakyReluGrad, c.grad(), c.input(1),
+                 ops::OpAttrs{c.attrs<ops::LeakyReluAttrs>()});
   }
+  if (c.needs_input_grad(1)) g[1] = zeros_like(c.input(1));
+}
+// Elu and Selu differentiate through their output; their gradients' own gradients
+// (_EluGradGrad, _SeluGradGrad) take the output's negative side into account.
+void elu_op_grad(const GradContext& c, Grads& g) {
+  g[0] = fused(OpId::kEluGrad, c.grad(), c.output());
+}
+void selu_op_grad(const GradContext& c, Grads& g) {
+  g[0] = fused(OpId::kSeluGrad, c.grad(), c.output());
+}
+template <OpId kGradOp>
+void elu_selu_grad_grad(const GradContext& c, Grads& g) {
+  const Tensor& outputs = c.input(1);
+  if (c.needs_input_grad(0)) g[0] = fused(kGradOp, c.grad(), outputs);
   if (c.needs_input_grad(1)) {
-    g[1] = nn::conv2d_backprop_filter(c.input(0), filter_shape(a), dy, options);
+    g[1] = where(less(outputs, scalar_like(outputs, 0)), multiply(c.grad(), c.input(0)),
+                 zeros_like(outputs));
   }
 }
-
-// Conv2DBackpropInput(filter, dy) is linear in each: its gradient g (input-shaped) gives
-// dfilter = Conv2DBackpropFilter(g, dy) and ddy = Conv2D(g, filter).
-void conv2d_backprop_input_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
-  const nn::Conv2DOptions options = conv_options(a);
+// TensorFlow 2.21 differentiates Softplus as grad * sigmoid(x).
+void softplus_op_grad(const GradContext& c, Grads& g) {
+  g[0] = multiply(c.grad(), sigmoid(c.input(0)));
+}
+void softsign_op_grad(const GradContext& c, Grads& g) {
+  g[0] = fused(OpId::kSoftsignGrad, c.grad(), c.input(0));
+}
+void erfc_grad(const GradContext& c, Grads& g) {
+  const Tensor& x = c.input(0);
+  const Tensor minus_two_over_root_pi = scalar_like(x, -2 / std::sqrt(M_PI));
+  g[0] = multiply(multiply(c.grad(), minus_two_over_root_pi), exp(negative(square(x))));
+}
+void log_softmax_grad(const GradContext& c, Grads& g) {
   const Tensor grad = c.grad();
-  if (c.needs_input_grad(0)) {
-    g[0] = nn::conv2d_backprop_filter(grad, filter_shape(a), c.input(1), options);
-  }
-  if (c.needs_input_grad(1)) g[1] = nn::conv2d(grad, c.input(0), options);
+  g[0] = subtract(grad, multiply(exp(c.output()), reduce_sum(grad, -1, /*keepdims=*/true)));
 }
-
-// Conv2DBackpropFilter(input, dy): its gradient g (filter-shaped) gives dinput =
-// Conv2DBackpropInput(g, dy) and ddy = Conv2D(input, g).
-void conv2d_backprop_filter_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
-  const nn::Conv2DOptions options = conv_options(a);
+void bias_add_op_grad(const GradContext& c, Grads& g) {
   const Tensor grad = c.grad();
-  if (c.needs_input_grad(0)) {
-    g[0] = nn::conv2d_backprop_input(input_shape(a), grad, c.input(1), options);
+  if (c.needs_input_grad(0)) g[0] = grad;
+  if (c.needs_input_grad(1)) g[1] = bias_add_grad(grad);
+}
+// The bias gradient's gradient: the upstream [C] broadcast over the input's shape.
+void bias_add_grad_grad(const GradContext& c, Grads& g) {
+  g[0] = broadcast_to(c.grad(), c.input_shape(0));
+}
+
+// The cross entropies: expand_dims(grad_loss, -1) * backprop, plus, when the backprop output
+// itself carries a gradient, TensorFlow's second-order term (grad_grad - sum(grad_grad *
+// softmax)) * softmax.
+Tensor cross_entropy_logits_grad(const GradContext& c) {
+  Tensor grad = multiply(expand_dims(c.grad(0), -1), c.output(1));
+  if (c.has_grad(1)) {
+    const Tensor softmax_logits = softmax(c.input(0));
+    const Tensor gg = c.grad(1);
+    const Tensor inner = reduce_sum(multiply(gg, softmax_logits), -1, /*keepdims=*/true);
+    grad = add(grad, multiply(subtract(gg, inner), softmax_logits));
   }
-  if (c.needs_input_grad(1)) g[1] = nn::conv2d(c.input(0), grad, options);
+  return grad;
 }
-
-void max_pool_grad_fn(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
-  g[0] = nn::max_pool_grad(c.input(0), c.output(), c.grad(), pool_options(a));
+void softmax_cross_entropy_grad(const GradContext& c, Grads& g) {
+  if (c.needs_input_grad(0)) g[0] = cross_entropy_logits_grad(c);
+  if (c.needs_input_grad(1)) {
+    g[1] = multiply(expand_dims(c.grad(0), -1), negative(nn::log_softmax(c.input(0))));
+  }
 }
-
-void avg_pool_grad_fn(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
-  g[0] = nn::avg_pool_grad(c.input_shape(0), c.grad(), pool_options(a));
+void sparse_softmax_cross_entropy_grad(const GradContext& c, Grads& g) {
+  if (c.needs_input_grad(0)) g[0] = cross_entropy_logits_grad(c);
 }
+void l2_loss_grad(const GradContext& c, Grads& g) { g[0] = multiply(c.input(0), c.grad()); }
 
-// AvgPoolGrad is linear in its gradient input, the transpose of AvgPool: its gradient is AvgPool.
-void avg_pool_grad_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
-  g[0] = nn::avg_pool2d(c.grad(), pool_options(a));
+// FusedBatchNormV3: FusedBatchNormGradV3 from y's gradient and the saved statistics; mean and
+// variance get none (TensorFlow's _FusedBatchNormV3Grad returns None for them).
+void fused_batch_norm_grad(const GradContext& c, Grads& g) {
+  const Tensor& x = c.input(0);
+  const Tensor dy = c.grad(0);
+  const Tensor inputs[6] = {dy, x, c.input(1), c.output(3), c.output(4), c.output(5)};
+  const Shape& ch = c.input_shape(1);
+  const DType u = c.input_dtype(1);
+  const runtime::TensorSpec specs[5] = {
+      {x.shape(), x.dtype()}, {ch, u}, {ch, u}, {Shape{0}, u}, {Shape{0}, u}};
+  Tensor r[5];
+  runtime::execute(runtime::OpCall{OpId::kFusedBatchNormGradV3, x.dtype(), inputs, 6, specs, 5,
+                                   ops::OpAttrs{c.attrs<ops::FusedBatchNormAttrs>()}},
+                   r);
+  g[0] = r[0];
+  g[1] = r[1];
+  g[2] = r[2];
 }
 
 }  // namespace
 
 void register_nn_gradients(GradientRegistry& r) {
-  r.add(OpId::kConv2D, conv2d_grad, save(0, 1));
-  r.add(OpId::kConv2DBackpropInput, conv2d_backprop_input_grad, save(0, 1));
-  r.add(OpId::kConv2DBackpropFilter, conv2d_backprop_filter_grad, save(0, 1));
-  r.add(OpId::kMaxPool, max_pool_grad_fn, save(0), save(0));
-  r.add(OpId::kAvgPool, avg_pool_grad_fn);
-  r.add(OpId::kAvgPoolGrad, avg_pool_grad_grad);
+  r.add(OpId::kRelu6, relu6_op_grad, kSaveNone, save(0));
+  r.add(OpId::kRelu6Grad, relu6_grad_grad, save(1));
+  r.add(OpId::kLeakyRelu, leaky_relu_op_grad, save(0));
+  r.add(OpId::kLeakyReluGrad, leaky_relu_grad_grad, save(1));
+  r.add(OpId::kElu, elu_op_grad, kSaveNone, save(0));
+  r.add(OpId::kEluGrad, elu_selu_grad_grad<OpId::kEluGrad>, save(0, 1));
+  r.add(OpId::kSelu, selu_op_grad, kSaveNone, save(0));
+  r.add(OpId::kSeluGrad, elu_selu_grad_grad<OpId::kSeluGrad>, save(0, 1));
+  r.add(OpId::kSoftplus, softplus_op_grad, save(0));
+  r.add(OpId::kSoftsign, softsign_op_grad, save(0));
+  r.add(OpId::kErfc, erfc_grad, save(0));
+  r.add(OpId::kLogSoftmax, log_softmax_grad, kSaveNone, save(0));
+  r.add(OpId::kBiasAdd, bias_add_op_grad);
+  r.add(OpId::kBiasAddGrad, bias_add_grad_grad);
+  r.add(OpId::kSoftmaxCrossEntropyWithLogits, softmax_cross_entropy_grad, save(0), save(1));
+  r.add(OpId::kSparseSoftmaxCrossEntropyWithLogits, sparse_softmax_cross_entropy_grad, save(0),
+        save(1));
+  r.add(OpId::kL2Loss, l2_loss_grad, save(0));
+  r.add(OpId::kFusedBatchNormV3, fused_batch_norm_grad, save(0, 1), save(3, 4) | save(5));
 }
 
 }  // namespace eagle::autodiff

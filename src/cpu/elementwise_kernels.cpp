@@ -44,7 +44,7 @@ void binary_kernel(KernelContext& ctx) {
   }
   auto out = ctx.allocate_output();
   broadcast_apply<T, Out>(x.data<const T>(), x.shape(), y.data<const T>(), y.shape(),
-                          out->data<Out>(), ctx.output_shape(), Fn{});
+                          out->data<Out>(), ctx.output_shape(), kernels::make_functor<Fn>(ctx));
 }
 
 template <class T, class Fn>
@@ -58,7 +58,7 @@ void unary_kernel(KernelContext& ctx) {
   const T* in = x.data<const T>();
   Out* o = out->data<Out>();
   const std::int64_t n = ctx.output_shape().num_elements();
-  const Fn f{};
+  const Fn f = kernels::make_functor<Fn>(ctx);
   parallel_for(
       n, 2 * sizeof(T) * functor_cost<Fn>::value,
       [&](std::int64_t b, std::int64_t e) {

@@ -44,6 +44,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_variable_kernels(table);
   register_optimizer_kernels(table);
   register_conv_kernels(table);
+  register_nn_kernels(table);
 }
 
 }  // namespace eagle::cpu

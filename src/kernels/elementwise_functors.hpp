@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/scalar_math.hpp"
+#include "ops/attrs.hpp"
 
 namespace eagle::kernels {
 
@@ -166,6 +167,49 @@ struct ReciprocalGradFn {
   }
 };
 
+// Note [NN activation gradients]: the NN activations' fused gradients, with TensorFlow's operand
+// order (tf/core/kernels/relu_op_functor.h, softsign_op.h): Relu6Grad, LeakyReluGrad and
+// SoftsignGrad take (gradients, features), EluGrad and SeluGrad (gradients, outputs).
+struct Relu6GradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C feature) const {
+    return feature > C{0} && feature < C{6} ? gradient : C{0};
+  }
+};
+// A functor with attributes names them (Attrs) and takes them in configure(); the kernels build
+// it with make_functor. alpha is TensorFlow's float attribute, converted to the compute type.
+struct LeakyReluGradFn {
+  using Attrs = ops::LeakyReluAttrs;
+  float alpha = 0.2f;
+  void configure(const Attrs& attrs) { alpha = static_cast<float>(attrs.alpha); }
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C feature) const {
+    return feature > C{0} ? gradient : gradient * C(alpha);
+  }
+};
+struct EluGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C output) const {
+    return output < C{0} ? gradient * (output + C{1}) : gradient;
+  }
+};
+// SELU's constants (Klambauer et al.), as TensorFlow writes them.
+inline constexpr double kSeluScale = 1.0507009873554804934193349852946;
+inline constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+struct SeluGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C output) const {
+    return output < C{0} ? gradient * (output + C(kSeluScaleAlpha)) : gradient * C(kSeluScale);
+  }
+};
+struct SoftsignGradFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C gradient, C feature) const {
+    const C d = C{1} + math::fabs(feature);
+    return gradient / (d * d);
+  }
+};
+
 #define EAGLE_PREDICATE(Name, expr)                     \
   struct Name {                                         \
     static constexpr bool kPredicate = true;            \
@@ -319,6 +363,64 @@ struct CosFn {
     return math::cos(a);
   }
 };
+// min(max(x, 0), 6); NaN stays NaN.
+struct Relu6Fn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    if (is_nan(a)) return a;
+    return a > C{0} ? (a < C{6} ? a : C{6}) : C{0};
+  }
+};
+struct LeakyReluFn {
+  using Attrs = ops::LeakyReluAttrs;
+  float alpha = 0.2f;
+  void configure(const Attrs& attrs) { alpha = static_cast<float>(attrs.alpha); }
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return a > C{0} ? a : a * C(alpha);
+  }
+};
+struct EluFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return a < C{0} ? math::expm1(a) : a;
+  }
+};
+struct SeluFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return a < C{0} ? C(kSeluScaleAlpha) * math::expm1(a) : C(kSeluScale) * a;
+  }
+};
+// TensorFlow's softplus (tf/core/kernels/softplus_op.h): x where exp(x) would not change
+// log1p's result (x > -threshold), exp(x) where log1p(exp(x)) rounds to it (x < threshold),
+// threshold = log(epsilon) + 2 of the compute type.
+struct SoftplusFn {
+  static constexpr std::int64_t kCost = 64;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    const C threshold =
+        sizeof(C) == sizeof(double) ? C(-34.043653389117154) : C(-13.942385152878742);
+    if (a > -threshold) return a;
+    const C e = math::exp(a);
+    return a < threshold ? e : math::log1p(e);
+  }
+};
+struct SoftsignFn {
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return a / (C{1} + math::fabs(a));
+  }
+};
+struct ErfcFn {
+  static constexpr std::int64_t kCost = 32;
+  template <class C>
+  EAGLE_HOST_DEVICE C operator()(C a) const {
+    return math::erfc(a);
+  }
+};
 struct IsNanFn {
   template <class C>
   EAGLE_HOST_DEVICE bool operator()(C a) const {
@@ -352,6 +454,19 @@ struct is_predicate<F, std::void_t<decltype(F::kPredicate)>> : std::bool_constan
 template <class F>
 inline constexpr bool is_predicate_v = is_predicate<F>::value;
 
+// The functor a kernel runs: configured from the op's attributes when it has some (LeakyRelu's
+// alpha), default-constructed otherwise. Ctx is runtime::KernelContext.
+template <class F, class = void>
+struct has_attrs : std::false_type {};
+template <class F>
+struct has_attrs<F, std::void_t<typename F::Attrs>> : std::true_type {};
+template <class F, class Ctx>
+F make_functor(const Ctx& ctx) {
+  F f{};
+  if constexpr (has_attrs<F>::value) f.configure(ctx.template attrs<typename F::Attrs>());
+  return f;
+}
+
 // Note [Integer division by zero]: an integer FloorDiv, FloorMod, TruncateDiv or TruncateMod
 // with a zero divisor is TensorFlow's InvalidArgumentError "Integer division by zero"; kernels
 // check the divisor before computing (float division by zero is IEEE: inf or NaN).
@@ -378,7 +493,13 @@ inline constexpr bool is_integer_division_v = is_integer_division<F>::value;
   U(Relu, ReluFn) U(Sigmoid, SigmoidFn) U(Tanh, TanhFn) U(Floor, FloorFn) U(Ceil, CeilFn) \
   U(Round, RoundFn) U(Sign, SignFn) U(Rsqrt, RsqrtFn) U(Reciprocal, ReciprocalFn) \
   U(Log1p, Log1pFn) U(Erf, ErfFn) U(Sin, SinFn) U(Cos, CosFn) U(IsNan, IsNanFn) \
-  U(IsInf, IsInfFn) U(IsFinite, IsFiniteFn) U(LogicalNot, LogicalNotFn)
+  U(IsInf, IsInfFn) U(IsFinite, IsFiniteFn) U(LogicalNot, LogicalNotFn) \
+  EAGLE_NN_ELEMENTWISE_OPS(X, U)
+#define EAGLE_NN_ELEMENTWISE_OPS(X, U) \
+  X(Relu6Grad, Relu6GradFn) X(LeakyReluGrad, LeakyReluGradFn) X(EluGrad, EluGradFn) \
+  X(SeluGrad, SeluGradFn) X(SoftsignGrad, SoftsignGradFn) \
+  U(Relu6, Relu6Fn) U(LeakyRelu, LeakyReluFn) U(Elu, EluFn) U(Selu, SeluFn) \
+  U(Softplus, SoftplusFn) U(Softsign, SoftsignFn) U(Erfc, ErfcFn)
 // clang-format on
 
 }  // namespace eagle::kernels

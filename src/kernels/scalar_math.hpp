@@ -100,6 +100,8 @@ EAGLE_MATH_FN(ceil)
 EAGLE_MATH_FN(rint)
 EAGLE_MATH_FN(trunc)
 EAGLE_MATH_FN(erf)
+EAGLE_MATH_FN(erfc)
+EAGLE_MATH_FN(expm1)
 EAGLE_MATH_FN(sin)
 EAGLE_MATH_FN(cos)
 }  // namespace math

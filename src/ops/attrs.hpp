@@ -146,6 +146,23 @@ struct Pool2DAttrs {
   std::int64_t pad_top, pad_bottom, pad_left, pad_right;
   bool same;
 };
+// LeakyRelu, LeakyReluGrad.
+struct LeakyReluAttrs {
+  double alpha;
+};
+// OneHot: TensorFlow's on_value / off_value inputs as values (converted to the output dtype).
+struct OneHotAttrs {
+  std::int64_t depth;
+  int axis;  // normalized to [0, output rank)
+  double on_value;
+  double off_value;
+};
+// FusedBatchNormV3, FusedBatchNormGradV3 (NHWC).
+struct FusedBatchNormAttrs {
+  double epsilon;
+  double exponential_avg_factor;
+  bool is_training;
+};
 
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
@@ -157,7 +174,8 @@ using OpAttrs =
     std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
                  ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
                  ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
-                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs>;
+                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs,
+                 LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

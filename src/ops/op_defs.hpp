@@ -175,7 +175,35 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  EAGLE_CONV_POOL_OPS(X)
+  EAGLE_CONV_POOL_OPS(X) \
+  EAGLE_NN_OPS(X)
+
+// The NN ops (eagle::nn, ops/nn_ops.cpp): activations and their fused gradients (TensorFlow's
+// operand order, Note [NN activation gradients]), losses, batch norm. SoftsignGrad has no
+// gradient in TensorFlow either; FusedBatchNormGradV3's (second order) is not implemented.
+#define EAGLE_NN_OPS(X) \
+  X(Relu6,                1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(Relu6Grad,            2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(LeakyRelu,            1, 1, LeakyReluAttrs, kFloating, kFloating, kDifferentiable) \
+  X(LeakyReluGrad,        2, 1, LeakyReluAttrs, kFloating, kFloating, kDifferentiable) \
+  X(Elu,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(EluGrad,              2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Selu,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(SeluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Softplus,             1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(Softsign,             1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(SoftsignGrad,         2, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
+  X(Erfc,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(LogSoftmax,           1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(BiasAdd,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(BiasAddGrad,          1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
+  X(SoftmaxCrossEntropyWithLogits,       2, 2, NoAttrs, kFloating, kFloating, kDifferentiable) \
+  X(SparseSoftmaxCrossEntropyWithLogits, 2, 2, NoAttrs, kFloating, kFloating, kDifferentiable) \
+  X(OneHot,               1, 1, OneHotAttrs,    kAll,     kAll,      kNoGradient)     \
+  X(StopGradient,         1, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
+  X(L2Loss,               1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
+  X(FusedBatchNormV3,     5, 6, FusedBatchNormAttrs, kFloating, kFloating, kDifferentiable) \
+  X(FusedBatchNormGradV3, 6, 5, FusedBatchNormAttrs, kFloating, kFloating, kNoGradient)
 // clang-format on
 
 enum class OpId : std::uint16_t {

@@ -75,7 +75,7 @@ Device& resource_device(const OpCall& call) {
 [[noreturn]] void throw_dtype_not_allowed(OpId op, const OpDef& def, DType dtype) {
   // The list is in the order of the op's TensorFlow definition: most list their types, the
   // reductions, Relu, AddN, the scans and TopKV2 use TensorFlow's `numbertypes` (TopKV2's
-  // `realnumbertypes` in the same order), Softmax its own order.
+  // `realnumbertypes` in the same order, BiasAdd), Softmax and the NN ops half first.
   constexpr DType kListed[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
                                DType::kInt32,    DType::kInt64,   DType::kBool};
   constexpr DType kNumberTypes[] = {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
@@ -93,9 +93,20 @@ Device& resource_device(const OpCall& call) {
     case OpId::kCumsum:
     case OpId::kCumprod:
     case OpId::kTopKV2:
+    case OpId::kBiasAdd:
+    case OpId::kBiasAddGrad:
       order = kNumberTypes;
       break;
     case OpId::kSoftmax:
+    case OpId::kLogSoftmax:
+    case OpId::kElu:
+    case OpId::kSelu:
+    case OpId::kSoftplus:
+    case OpId::kSoftsign:
+    case OpId::kL2Loss:
+    case OpId::kSoftmaxCrossEntropyWithLogits:
+    case OpId::kSparseSoftmaxCrossEntropyWithLogits:
+    case OpId::kFusedBatchNormV3:
       order = kSoftmax;
       break;
     default:

@@ -1,0 +1,373 @@
+// CPU kernels of the NN ops that are not elementwise: LogSoftmax, BiasAdd, BiasAddGrad, the two
+// softmax cross entropies, OneHot, StopGradient, L2Loss, FusedBatchNormV3 and its gradient.
+// Reference loops over rows or channels (these ops are memory-bound); 16-bit floats compute in
+// float32 (Note [Half precision on the CPU]). The CUDA kernels (cuda/nn_kernels.cu) compute the
+// same sums in the same order per row.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cpu/numeric.hpp"
+#include "cpu/register_kernels.hpp"
+#include "eagle/errors.hpp"
+#include "kernels/registration.hpp"
+#include "runtime/tensor_impl.hpp"
+
+namespace eagle::cpu {
+namespace {
+
+using runtime::DeviceType;
+using runtime::KernelContext;
+using runtime::OpId;
+using std::int64_t;
+
+// The last axis's length (1 for a scalar) and the number of rows.
+struct Rows {
+  int64_t rows;
+  int64_t length;
+};
+Rows rows_of(const Shape& shape) {
+  const int64_t length = shape.rank() == 0 ? 1 : shape[shape.rank() - 1];
+  return {length == 0 ? 0 : shape.num_elements() / length, length};
+}
+
+// log(sum(exp(x - max))) and max of one row, in the compute type.
+template <class T, class C = compute_t<T>>
+void row_max_and_log_sum(const T* x, int64_t n, C& max, C& log_sum) {
+  max = -std::numeric_limits<C>::infinity();
+  for (int64_t j = 0; j < n; ++j) max = C(x[j]) > max ? C(x[j]) : max;
+  C sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(C(x[j]) - max);
+  log_sum = std::log(sum);
+}
+
+template <class T>
+struct LogSoftmaxKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const T* x = ctx.input(0).data<const T>();
+    T* y = ctx.allocate_output()->data<T>();
+    const Rows r = rows_of(ctx.output_shape());
+    for (int64_t row = 0; row < r.rows; ++row) {
+      C max, log_sum;
+      row_max_and_log_sum(x + row * r.length, r.length, max, log_sum);
+      for (int64_t j = 0; j < r.length; ++j) {
+        y[row * r.length + j] = convert<T>(C(x[row * r.length + j]) - max - log_sum);
+      }
+    }
+  }
+};
+
+template <class T>
+struct BiasAddKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const T* x = ctx.input(0).data<const T>();
+    const T* bias = ctx.input(1).data<const T>();
+    T* y = ctx.allocate_output()->data<T>();
+    const Rows r = rows_of(ctx.output_shape());
+    for (int64_t row = 0; row < r.rows; ++row) {
+      for (int64_t j = 0; j < r.length; ++j) {
+        y[row * r.length + j] = convert<T>(wrap_add(C(x[row * r.length + j]), C(bias[j])));
+      }
+    }
+  }
+};
+
+template <class T>
+struct BiasAddGradKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const runtime::TensorImpl& g = ctx.input(0);
+    const Rows r = rows_of(g.shape());
+    const int64_t channels = ctx.output_shape()[0];
+    std::vector<C> sums(static_cast<std::size_t>(channels), C{0});
+    const T* in = g.data<const T>();
+    for (int64_t row = 0; row < r.rows; ++row) {
+      for (int64_t j = 0; j < channels; ++j) sums[j] = wrap_add(sums[j], C(in[row * channels + j]));
+    }
+    T* out = ctx.allocate_output()->data<T>();
+    for (int64_t j = 0; j < channels; ++j) out[j] = convert<T>(sums[j]);
+  }
+};
+
+// SoftmaxCrossEntropyWithLogits(logits [N, C], labels [N, C]) -> loss [N], backprop [N, C]:
+// loss = sum(labels * (log_sum - (logits - max))), backprop = softmax(logits) - labels.
+template <class T>
+struct SoftmaxCrossEntropyKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const T* logits = ctx.input(0).data<const T>();
+    const T* labels = ctx.input(1).data<const T>();
+    T* loss = ctx.allocate_output(0)->data<T>();
+    T* backprop = ctx.allocate_output(1)->data<T>();
+    const Rows r = rows_of(ctx.output_shape(1));
+    for (int64_t row = 0; row < r.rows; ++row) {
+      const T* x = logits + row * r.length;
+      const T* p = labels + row * r.length;
+      C max, log_sum;
+      row_max_and_log_sum(x, r.length, max, log_sum);
+      C total = 0;
+      for (int64_t j = 0; j < r.length; ++j) {
+        const C shifted = C(x[j]) - max;
+        total += C(p[j]) * (log_sum - shifted);
+        backprop[row * r.length + j] = convert<T>(std::exp(shifted - log_sum) - C(p[j]));
+      }
+      loss[row] = convert<T>(total);
+    }
+  }
+};
+
+// Note [Sparse label out of range]: TensorFlow's CPU kernel refuses a label outside [0, classes)
+// with the InvalidArgumentError below (every label listed); its GPU kernel gives NaN for that
+// row's loss and backprop instead. eagle's CPU kernel (and a simulated GPU, which runs it) raises
+// the error; the CUDA kernel writes NaN, as TensorFlow's GPU kernel does.
+template <class T>
+struct SparseSoftmaxCrossEntropyKernel {
+  template <class L>
+  static void run_with(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const T* logits = ctx.input(0).data<const T>();
+    const L* labels = ctx.input(1).data<const L>();
+    const Rows r = rows_of(ctx.output_shape(1));
+    for (int64_t row = 0; row < r.rows; ++row) {
+      if (labels[row] < 0 || labels[row] >= r.length) {
+        std::string values;
+        for (int64_t i = 0; i < r.rows; ++i) {
+          values += (i == 0 ? "" : " ") + std::to_string(static_cast<int64_t>(labels[i]));
+        }
+        throw InvalidArgumentError(fmt::format(
+            "Received a label value of {} which is outside the valid range of [0, {}).  Label "
+            "values: {} [Op:SparseSoftmaxCrossEntropyWithLogits]",
+            static_cast<int64_t>(labels[row]), r.length, values));
+      }
+    }
+    T* loss = ctx.allocate_output(0)->data<T>();
+    T* backprop = ctx.allocate_output(1)->data<T>();
+    for (int64_t row = 0; row < r.rows; ++row) {
+      const T* x = logits + row * r.length;
+      C max, log_sum;
+      row_max_and_log_sum(x, r.length, max, log_sum);
+      const int64_t label = static_cast<int64_t>(labels[row]);
+      for (int64_t j = 0; j < r.length; ++j) {
+        const C shifted = C(x[j]) - max;
+        backprop[row * r.length + j] =
+            convert<T>(std::exp(shifted - log_sum) - (j == label ? C{1} : C{0}));
+      }
+      loss[row] = convert<T>(log_sum - (C(x[label]) - max));
+    }
+  }
+  static void run(KernelContext& ctx) {
+    if (ctx.input(1).dtype() == DType::kInt32) {
+      run_with<std::int32_t>(ctx);
+    } else {
+      run_with<std::int64_t>(ctx);
+    }
+  }
+};
+
+// OneHot, keyed by the output dtype: indices [outer, inner] give [outer, depth, inner] with the
+// depth axis at attrs.axis. An index outside [0, depth) gives a row of off_value.
+template <class T>
+struct OneHotKernel {
+  template <class I>
+  static void run_with(KernelContext& ctx) {
+    const auto& a = ctx.attrs<ops::OneHotAttrs>();
+    const Shape& out_shape = ctx.output_shape();
+    int64_t outer = 1;
+    for (int i = 0; i < a.axis; ++i) outer *= out_shape[i];
+    int64_t inner = 1;
+    for (int i = a.axis + 1; i < out_shape.rank(); ++i) inner *= out_shape[i];
+    const I* indices = ctx.input(0).data<const I>();
+    T* out = ctx.allocate_output()->data<T>();
+    const T on = convert<T>(a.on_value);
+    const T off = convert<T>(a.off_value);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t d = 0; d < a.depth; ++d) {
+        for (int64_t i = 0; i < inner; ++i) {
+          out[(o * a.depth + d) * inner + i] =
+              static_cast<int64_t>(indices[o * inner + i]) == d ? on : off;
+        }
+      }
+    }
+  }
+  static void run(KernelContext& ctx) {
+    if (ctx.input(0).dtype() == DType::kInt32) {
+      run_with<std::int32_t>(ctx);
+    } else {
+      run_with<std::int64_t>(ctx);
+    }
+  }
+};
+
+// The input is already on the op's device: share its bytes (as Identity).
+template <class T>
+struct StopGradientKernel {
+  static void run(KernelContext& ctx) {
+    ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
+  }
+};
+
+template <class T>
+struct L2LossKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const runtime::TensorImpl& x = ctx.input(0);
+    const T* in = x.data<const T>();
+    C sum = 0;
+    for (int64_t i = 0; i < x.shape().num_elements(); ++i) sum += C(in[i]) * C(in[i]);
+    ctx.allocate_output()->data<T>()[0] = convert<T>(sum / C{2});
+  }
+};
+
+// The dtype of batch norm's scale, offset and statistics: float32 for 16-bit x (TensorFlow's U).
+template <class T>
+using stat_t = std::conditional_t<is_half_v<T>, float, T>;
+
+// FusedBatchNormV3(x NHWC, scale, offset, mean, variance) -> y, batch_mean, batch_variance,
+// reserve_space_1 (the mean used), reserve_space_2 (the variance used, biased in training),
+// reserve_space_3 (empty). Training: the batch's statistics normalize x; batch_mean and
+// batch_variance are the running averages (1 - f) * old + f * batch with the variance
+// Bessel-corrected (n / (n - 1), n the elements per channel), or the batch's own when f == 1.
+template <class T>
+struct FusedBatchNormKernel {
+  static void run(KernelContext& ctx) {
+    using U = stat_t<T>;
+    using C = compute_t<T>;
+    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
+    const runtime::TensorImpl& x_in = ctx.input(0);
+    const int64_t channels = ctx.output_shape(1)[0];
+    const int64_t n = channels == 0 ? 0 : x_in.shape().num_elements() / channels;
+    const T* x = x_in.data<const T>();
+    const U* scale = ctx.input(1).data<const U>();
+    const U* offset = ctx.input(2).data<const U>();
+    const U* old_mean = ctx.input(3).data<const U>();
+    const U* old_var = ctx.input(4).data<const U>();
+    std::vector<C> mean(static_cast<std::size_t>(channels)), var(mean.size());
+    if (a.is_training) {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < channels; ++c) mean[c] += C(x[i * channels + c]);
+      for (int64_t c = 0; c < channels; ++c) mean[c] /= C(n);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t c = 0; c < channels; ++c) {
+          const C d = C(x[i * channels + c]) - mean[c];
+          var[c] += d * d;
+        }
+      }
+      for (int64_t c = 0; c < channels; ++c) var[c] /= C(n);
+    } else {
+      for (int64_t c = 0; c < channels; ++c) {
+        mean[c] = C(old_mean[c]);
+        var[c] = C(old_var[c]);
+      }
+    }
+    T* y = ctx.allocate_output(0)->data<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      const C inv = C{1} / std::sqrt(var[c] + C(a.epsilon));
+      const C s = C(scale[c]) * inv;
+      const C o = C(offset[c]) - mean[c] * s;
+      for (int64_t i = 0; i < n; ++i)
+        y[i * channels + c] = convert<T>(C(x[i * channels + c]) * s + o);
+    }
+    U* batch_mean = ctx.allocate_output(1)->data<U>();
+    U* batch_var = ctx.allocate_output(2)->data<U>();
+    U* saved_mean = ctx.allocate_output(3)->data<U>();
+    U* saved_var = ctx.allocate_output(4)->data<U>();
+    ctx.allocate_output(5);
+    const C factor = C(a.exponential_avg_factor);
+    const C correction = n > 1 ? C(n) / C(n - 1) : C{1};
+    for (int64_t c = 0; c < channels; ++c) {
+      saved_mean[c] = U(mean[c]);
+      saved_var[c] = U(var[c]);
+      if (!a.is_training) {
+        batch_mean[c] = U(mean[c]);
+        batch_var[c] = U(var[c]);
+      } else if (a.exponential_avg_factor == 1.0) {
+        batch_mean[c] = U(mean[c]);
+        batch_var[c] = U(var[c] * correction);
+      } else {
+        batch_mean[c] = U((C{1} - factor) * C(old_mean[c]) + factor * mean[c]);
+        batch_var[c] = U((C{1} - factor) * C(old_var[c]) + factor * var[c] * correction);
+      }
+    }
+  }
+};
+
+// FusedBatchNormGradV3(y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3)
+// -> x_backprop, scale_backprop, offset_backprop, reserve_space_4, reserve_space_5 (empty).
+// With x_hat = (x - mean) / sqrt(var + epsilon) per channel: offset_backprop = sum(dy),
+// scale_backprop = sum(dy * x_hat); x_backprop = scale / sqrt(var + epsilon) times dy in
+// inference, and times (dy - mean(dy) - x_hat * mean(dy * x_hat)) in training (the statistics
+// depend on x).
+template <class T>
+struct FusedBatchNormGradKernel {
+  static void run(KernelContext& ctx) {
+    using U = stat_t<T>;
+    using C = compute_t<T>;
+    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
+    const T* dy = ctx.input(0).data<const T>();
+    const T* x = ctx.input(1).data<const T>();
+    const U* scale = ctx.input(2).data<const U>();
+    const U* mean = ctx.input(3).data<const U>();
+    const U* var = ctx.input(4).data<const U>();
+    const int64_t channels = ctx.output_shape(1)[0];
+    const int64_t n = channels == 0 ? 0 : ctx.output_shape(0).num_elements() / channels;
+    std::vector<C> sum_dy(static_cast<std::size_t>(channels)), sum_dy_xhat(sum_dy.size()),
+        inv(sum_dy.size());
+    for (int64_t c = 0; c < channels; ++c) inv[c] = C{1} / std::sqrt(C(var[c]) + C(a.epsilon));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const C g = C(dy[i * channels + c]);
+        sum_dy[c] += g;
+        sum_dy_xhat[c] += g * (C(x[i * channels + c]) - C(mean[c])) * inv[c];
+      }
+    }
+    T* dx = ctx.allocate_output(0)->data<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      const C k = C(scale[c]) * inv[c];
+      for (int64_t i = 0; i < n; ++i) {
+        const C g = C(dy[i * channels + c]);
+        if (a.is_training) {
+          const C x_hat = (C(x[i * channels + c]) - C(mean[c])) * inv[c];
+          dx[i * channels + c] =
+              convert<T>(k * (g - sum_dy[c] / C(n) - x_hat * sum_dy_xhat[c] / C(n)));
+        } else {
+          dx[i * channels + c] = convert<T>(k * g);
+        }
+      }
+    }
+    U* dscale = ctx.allocate_output(1)->data<U>();
+    U* doffset = ctx.allocate_output(2)->data<U>();
+    for (int64_t c = 0; c < channels; ++c) {
+      dscale[c] = U(sum_dy_xhat[c]);
+      doffset[c] = U(sum_dy[c]);
+    }
+    ctx.allocate_output(3);
+    ctx.allocate_output(4);
+  }
+};
+
+}  // namespace
+
+void register_nn_kernels(runtime::KernelTable& table) {
+  kernels::register_op<OpId::kLogSoftmax, DeviceType::kCPU, LogSoftmaxKernel>(table);
+  kernels::register_op<OpId::kBiasAdd, DeviceType::kCPU, BiasAddKernel>(table);
+  kernels::register_op<OpId::kBiasAddGrad, DeviceType::kCPU, BiasAddGradKernel>(table);
+  kernels::register_op<OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
+                       SoftmaxCrossEntropyKernel>(table);
+  kernels::register_op<OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
+                       SparseSoftmaxCrossEntropyKernel>(table);
+  kernels::register_op<OpId::kOneHot, DeviceType::kCPU, OneHotKernel>(table);
+  kernels::register_op<OpId::kStopGradient, DeviceType::kCPU, StopGradientKernel>(table);
+  kernels::register_op<OpId::kL2Loss, DeviceType::kCPU, L2LossKernel>(table);
+  kernels::register_op<OpId::kFusedBatchNormV3, DeviceType::kCPU, FusedBatchNormKernel>(table);
+  kernels::register_op<OpId::kFusedBatchNormGradV3, DeviceType::kCPU, FusedBatchNormGradKernel>(
+      table);
+}
+
+}  // namespace eagle::cpu
