@@ -177,63 +177,6 @@ int prepare_gpus(bool require_cuda) {
 
 }  // namespace
 
-// ---- Convolution and pooling (eagle/ops/nn.hpp; values against TensorFlow: nn_conv_test) --------
-
-TEST_CASE("conv2d, its backprops and the pools: SAME with an extra row, strides, dilations") {
-  HardPlacement hard;
-  Coverage coverage(kConvOps);
-  struct Case {
-    Shape x, filter;
-    eagle::nn::Conv2DOptions options;
-  };
-  const std::vector<Case> cases = {{{2, 9, 8, 3}, {3, 3, 3, 4}, {{1, 1}, "VALID"}},
-                                   {{1, 7, 6, 2}, {4, 4, 2, 3}, {{1, 1}, "SAME"}},
-                                   {{2, 10, 7, 2}, {3, 2, 2, 5}, {{3, 2}, "SAME"}},
-                                   {{1, 11, 10, 3}, {3, 3, 3, 2}, {{2, 2}, "SAME", {2, 2}}},
-                                   {{0, 5, 5, 2}, {3, 3, 2, 2}, {{1, 1}, "VALID"}}};
-  for (DType d : gpu_dtypes(OpId::kConv2D)) {
-    for (std::size_t c = 0; c < cases.size(); ++c) {
-      const Case& k = cases[c];
-      const Tensor x = make(d, k.x, Domain::kUnit, seed_of(c, 1));
-      const Tensor f = make(d, k.filter, Domain::kUnit, seed_of(c, 2));
-      const Shape y_shape =
-          eagle::with_device(kCpu0, [&] { return eagle::nn::conv2d(x, f, k.options); }).shape();
-      const Tensor dy = make(d, y_shape, Domain::kUnit, seed_of(c, 3));
-      Tol tol = float_tol(d);
-      const double terms = static_cast<double>(k.filter.num_elements() * y_shape[1] * y_shape[2]);
-      tol.rel += accumulation_eps(d) * (4 + 2 * std::sqrt(terms));
-      tol.abs += accumulation_eps(d) * (4 + 2 * std::sqrt(terms));
-      const std::string what =
-          k.x.to_string() + " * " + k.filter.to_string() + " " + k.options.padding;
-      compare_op(
-          &coverage, OpId::kConv2D, d, what, [&] { return eagle::nn::conv2d(x, f, k.options); },
-          tol);
-      compare_op(
-          &coverage, OpId::kConv2DBackpropInput, d, what,
-          [&] { return eagle::nn::conv2d_backprop_input(k.x, f, dy, k.options); }, tol);
-      compare_op(
-          &coverage, OpId::kConv2DBackpropFilter, d, what,
-          [&] { return eagle::nn::conv2d_backprop_filter(x, k.filter, dy, k.options); }, tol);
-      const eagle::nn::Pool2DOptions pool{
-          {k.filter[0], k.filter[1]}, k.options.strides, k.options.padding};
-      const Tensor pooled =
-          eagle::with_device(kCpu0, [&] { return eagle::nn::max_pool2d(x, pool); });
-      const Tensor dp = make(d, pooled.shape(), Domain::kUnit, seed_of(c, 4));
-      compare_op(
-          &coverage, OpId::kMaxPool, d, what, [&] { return eagle::nn::max_pool2d(x, pool); }, tol);
-      compare_op(
-          &coverage, OpId::kMaxPoolGrad, d, what,
-          [&] { return eagle::nn::max_pool_grad(x, pooled, dp, pool); }, tol);
-      compare_op(
-          &coverage, OpId::kAvgPool, d, what, [&] { return eagle::nn::avg_pool2d(x, pool); }, tol);
-      compare_op(
-          &coverage, OpId::kAvgPoolGrad, d, what,
-          [&] { return eagle::nn::avg_pool_grad(k.x, dp, pool); }, tol);
-    }
-  }
-  coverage.check();
-}
-
 int main(int argc, char* argv[]) {
   // --require-cuda: the "gpu" registration; everything else goes to Catch.
   bool require_cuda = false;
