@@ -128,7 +128,8 @@ TEST_CASE("keras losses: errors for labels out of range, shapes and unknown name
       losses::SparseCategoricalCrossentropy(true)(eagle::constant({1, 10, 3}), logits),
       eagle::InvalidArgumentError,
       Catch::Matchers::Message("Received a label value of 10 which is outside the valid range of "
-                               "[0, 10).  Label values: 1 10 3"));
+                               "[0, 10).  Label values: 1 10 3 "
+                               "[Op:SparseSoftmaxCrossEntropyWithLogits]"));
   CHECK_THROWS_MATCHES(
       losses::SparseCategoricalCrossentropy(true)(eagle::constant({1, 2}), logits),
       eagle::InvalidArgumentError,

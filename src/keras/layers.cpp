@@ -6,6 +6,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/ops/nn_activations.hpp"
 
 namespace eagle::keras::layers {
 
@@ -72,7 +73,7 @@ Tensor Dense::call(const Tensor& inputs, bool /*training*/) {
   Tensor x = inputs.dtype() == kFloat32 ? inputs : cast(inputs, kFloat32);
   Tensor outputs = x.rank() == 2 ? matmul(x, kernel_)
                                  : tensordot(x, kernel_, std::vector<int>{x.rank() - 1}, {0});
-  if (options_.use_bias) outputs = outputs + bias_;
+  if (options_.use_bias) outputs = nn::bias_add(outputs, bias_);  // BiasAdd, as Keras
   return activation_(outputs);
 }
 
@@ -137,9 +138,8 @@ Tensor Dropout::call(const Tensor& inputs, bool training) {
 namespace detail {
 
 Tensor dropout_op(const Tensor& x, double rate, std::optional<std::uint64_t> seed) {
-  if (rate >= 1) return zeros_like(x);
-  const Tensor keep = random_uniform(x.shape(), 0, 1, x.dtype(), seed) >= rate;
-  return x * cast(keep, x.dtype()) * (1.0 / (1.0 - rate));
+  if (rate >= 1) return zeros_like(x);  // Keras allows rate 1; tf.nn.dropout does not
+  return nn::dropout(x, rate, std::nullopt, seed);
 }
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/activations.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/ops/nn_losses.hpp"
 
 namespace eagle::keras::losses {
 namespace {
@@ -39,27 +40,16 @@ Tensor clip_probabilities(const Tensor& p) {
 
 namespace detail {
 
+// The fused ops, as Keras calls them (TRAINING-NOTES §B): one kernel for the loss and its
+// backprop, logsumexp-stable, with TensorFlow's label check on the CPU.
 Tensor sparse_softmax_xent(const Tensor& labels, const Tensor& logits) {
-  const std::int64_t classes = logits.shape()[logits.rank() - 1];
-  const std::vector<std::int64_t> values = cast(labels, kInt64).to_vector<std::int64_t>();
-  for (std::int64_t v : values) {
-    if (v < 0 || v >= classes) {
-      std::string all;
-      for (std::int64_t l : values) all += fmt::format("{}{}", all.empty() ? "" : " ", l);
-      throw InvalidArgumentError(fmt::format(
-          "Received a label value of {} which is outside the valid range of [0, {}).  Label "
-          "values: {}",
-          v, classes, all));
-    }
-  }
-  const Tensor one_hot =
-      cast(equal(expand_dims(cast(labels, kInt32), -1), range(static_cast<int>(classes))),
-           logits.dtype());
-  return reduce_logsumexp(logits, -1) - reduce_sum(one_hot * logits, -1);
+  const bool integral = labels.dtype() == kInt32 || labels.dtype() == kInt64;
+  return nn::sparse_softmax_cross_entropy_with_logits(integral ? labels : cast(labels, kInt64),
+                                                      logits);
 }
 
 Tensor softmax_xent(const Tensor& labels, const Tensor& logits) {
-  return reduce_sum(labels * (reduce_logsumexp(logits, -1, true) - logits), -1);
+  return nn::softmax_cross_entropy_with_logits(labels, logits);
 }
 
 }  // namespace detail

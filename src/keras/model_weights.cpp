@@ -73,7 +73,8 @@ void Model::load_weights(const std::string& filepath) {
       shapes.push_back(v.shape());
     }
     values.push_back(
-        eagle::io::expect_layer_weights(filepath, loaded, paths[i], layer->name(), names, shapes).weights);
+        eagle::io::expect_layer_weights(filepath, loaded, paths[i], layer->name(), names, shapes)
+            .weights);
   }
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (!values[i].empty()) all[i]->set_weights(values[i]);

@@ -102,7 +102,7 @@ class Dropout : public Layer {
 };
 
 namespace detail {
-// Inverted dropout of x: the one place to swap for eagle::nn::dropout when it lands.
+// Inverted dropout of x through eagle::nn::dropout (rate 1, which Keras allows: zeros).
 Tensor dropout_op(const Tensor& x, double rate, std::optional<std::uint64_t> seed);
 }  // namespace detail
 

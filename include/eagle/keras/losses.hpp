@@ -77,8 +77,9 @@ class MeanAbsoluteError : public Loss {
 std::shared_ptr<Loss> get(const std::string& name);
 
 namespace detail {
-// Per-sample crossentropies from logits: the two places to swap for the fused
-// eagle::nn::sparse_softmax_cross_entropy_with_logits / softmax_cross_entropy_with_logits.
+// Per-sample crossentropies from logits, through the fused ops
+// eagle::nn::sparse_softmax_cross_entropy_with_logits (labels cast to int64 unless integral) and
+// softmax_cross_entropy_with_logits.
 Tensor sparse_softmax_xent(const Tensor& labels, const Tensor& logits);
 Tensor softmax_xent(const Tensor& labels, const Tensor& logits);
 }  // namespace detail

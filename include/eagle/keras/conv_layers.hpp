@@ -1,0 +1,87 @@
+// Keras's convolution and pooling layers (channels_last): Conv2D, MaxPooling2D,
+// AveragePooling2D, on eagle::nn's ops (Conv2D, MaxPool, AvgPool, BiasAdd).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "eagle/keras/activations.hpp"
+#include "eagle/keras/layer.hpp"
+
+namespace eagle::keras::layers {
+
+// Keras's int-or-tuple arguments (kernel_size, strides, pool_size): `3` or `{3, 2}`.
+struct Size2 {
+  Size2(std::int64_t n) : rows(n), cols(n) {}  // NOLINT: Keras's `kernel_size=3`
+  Size2(std::int64_t r, std::int64_t c) : rows(r), cols(c) {}
+  std::int64_t rows, cols;
+};
+
+struct Conv2DOptions {
+  Size2 strides = 1;
+  std::string padding = "valid";  // "valid" or "same" (any case, as Keras)
+  Size2 dilation_rate = 1;
+  bool use_bias = true;
+  InitializerArg kernel_initializer = "glorot_uniform";
+  InitializerArg bias_initializer = "zeros";
+  std::string name;                        // default: "conv2d", "conv2d_1", ...
+  std::optional<TensorShape> input_shape;  // one sample's shape (rows, cols, channels)
+};
+// Keras's Conv2D: activation(conv2d(inputs, kernel) + bias), kernel (rows, cols, in, filters)
+// (HWIO), inputs NHWC.
+class Conv2D : public Layer {
+ public:
+  Conv2D(std::int64_t filters, Size2 kernel_size, activations::Activation activation = {},
+         Conv2DOptions options = {});
+  void build(const TensorShape& input_shape) override;
+  Tensor call(const Tensor& inputs, bool training) override;
+  TensorShape compute_output_shape(const TensorShape& input_shape) const override;
+  std::string class_name() const override { return "Conv2D"; }
+
+  std::int64_t filters() const { return filters_; }
+  const Variable& kernel() const { return kernel_; }
+  const Variable& bias() const { return bias_; }  // undefined without use_bias
+
+ private:
+  std::int64_t filters_;
+  Size2 kernel_size_;
+  activations::Activation activation_;
+  Conv2DOptions options_;
+  bool same_;
+  Variable kernel_;
+  Variable bias_;
+};
+
+struct Pooling2DOptions {
+  std::optional<Size2> strides;   // default: pool_size, as Keras
+  std::string padding = "valid";  // "valid" or "same"
+  std::string name;
+  std::optional<TensorShape> input_shape;
+};
+// Keras's MaxPooling2D and AveragePooling2D (pool_size 2 by default).
+class MaxPooling2D : public Layer {
+ public:
+  explicit MaxPooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
+  Tensor call(const Tensor& inputs, bool training) override;
+  TensorShape compute_output_shape(const TensorShape& input_shape) const override;
+  std::string class_name() const override { return "MaxPooling2D"; }
+
+ private:
+  Size2 pool_size_, strides_;
+  bool same_;
+};
+
+class AveragePooling2D : public Layer {
+ public:
+  explicit AveragePooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
+  Tensor call(const Tensor& inputs, bool training) override;
+  TensorShape compute_output_shape(const TensorShape& input_shape) const override;
+  std::string class_name() const override { return "AveragePooling2D"; }
+
+ private:
+  Size2 pool_size_, strides_;
+  bool same_;
+};
+
+}  // namespace eagle::keras::layers

@@ -1,0 +1,72 @@
+// Keras 2's BatchNormalization (axis -1): the fused path for 4-D inputs, moments otherwise.
+#include "eagle/keras/normalization.hpp"
+
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "eagle/ops.hpp"
+#include "eagle/ops/nn_normalization.hpp"
+
+namespace eagle::keras::layers {
+
+BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
+    : Layer("BatchNormalization", options.name), options_(std::move(options)) {
+  if (options_.input_shape) set_input_shape(*options_.input_shape);
+  set_input_spec({1, {}});
+}
+
+void BatchNormalization::build(const TensorShape& input_shape) {
+  if (input_shape.empty() || !input_shape.back()) {
+    throw InvalidArgumentError(fmt::format(
+        "Axis -1 of input tensor should have a defined dimension but the layer received an "
+        "input with shape {}.",
+        to_string(input_shape)));
+  }
+  const Shape param{*input_shape.back()};
+  if (options_.scale) gamma_ = add_weight("gamma", param, options_.gamma_initializer.get());
+  if (options_.center) beta_ = add_weight("beta", param, options_.beta_initializer.get());
+  moving_mean_ = add_weight("moving_mean", param, options_.moving_mean_initializer.get(), false);
+  moving_variance_ =
+      add_weight("moving_variance", param, options_.moving_variance_initializer.get(), false);
+  set_input_spec({1, {{-1, *input_shape.back()}}});
+  set_built();
+}
+
+Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
+  const Tensor x = inputs.dtype() == kFloat32 ? inputs : cast(inputs, kFloat32);
+  const std::int64_t channels = x.shape()[x.rank() - 1];
+  const Tensor gamma = options_.scale ? Tensor(gamma_) : ones({channels});
+  const Tensor beta = options_.center ? Tensor(beta_) : zeros({channels});
+  if (x.rank() == 4) {
+    // Keras's fused path: FusedBatchNormV3 moves the statistics itself
+    // (exponential_avg_factor = 1 - momentum), the variance Bessel-corrected.
+    const nn::FusedBatchNorm out =
+        nn::fused_batch_norm(x, gamma, beta, moving_mean_, moving_variance_, options_.epsilon,
+                             1.0 - options_.momentum, training);
+    if (training) {
+      // Assignments have no gradient: a recording tape keeps nothing for them.
+      moving_mean_.assign(out.batch_mean);
+      moving_variance_.assign(out.batch_variance);
+    }
+    return out.y;
+  }
+  if (!training) {
+    return nn::batch_normalization(x, moving_mean_, moving_variance_, beta, gamma,
+                                   options_.epsilon);
+  }
+  std::vector<int> axes(static_cast<std::size_t>(x.rank() - 1));
+  std::iota(axes.begin(), axes.end(), 0);
+  const nn::Moments m = nn::moments(x, axes);
+  {
+    // Keras 2's _assign_moving_average: moving -= (moving - batch) * (1 - momentum).
+    const double decay = 1.0 - options_.momentum;
+    moving_mean_.assign_sub((Tensor(moving_mean_) - m.mean) * decay);
+    moving_variance_.assign_sub((Tensor(moving_variance_) - m.variance) * decay);
+  }
+  return nn::batch_normalization(x, m.mean, m.variance, beta, gamma, options_.epsilon);
+}
+
+}  // namespace eagle::keras::layers
