@@ -21,5 +21,7 @@ void register_index_kernels(runtime::KernelTable& table);
 void register_einsum_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
 void register_optimizer_kernels(runtime::KernelTable& table);
+void register_segment_kernels(runtime::KernelTable& table);
+void register_check_numerics_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

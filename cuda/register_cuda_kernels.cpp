@@ -16,6 +16,8 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_einsum_kernels(table);
   register_variable_kernels(table);
   register_optimizer_kernels(table);
+  register_segment_kernels(table);
+  register_check_numerics_kernels(table);
 }
 
 }  // namespace eagle::cuda

@@ -281,6 +281,30 @@ std::vector<GradCase> cases() {
        [](V x) {
          return eagle::gather_nd(x[0], eagle::constant({{0, 1}, {2, 3}, {0, 1}}));
        }},
+      {"gather axis 1 batch_dims 1 with outer dims",
+       {{Shape{2, 3, 4, 2}}},
+       [](V x) {
+         return eagle::gather(x[0], eagle::constant({{3, 3, 0}, {1, 2, 1}}), 2, 1);
+       }},
+      {"gather_nd batch_dims 1",
+       {{Shape{2, 3, 4}}},
+       [](V x) {
+         return eagle::gather_nd(x[0], eagle::constant({{{1, 2}, {1, 2}}, {{0, 3}, {2, 0}}}), 1);
+       }},
+      {"unsorted_segment_sum",
+       {{Shape{4, 3}}},
+       [](V x) {
+         return eagle::math::unsorted_segment_sum(x[0], eagle::constant({2, -1, 0, 2}), 3);
+       }},
+      {"unsorted_segment_sum 2-d ids int64",
+       {{Shape{2, 2, 3}}},
+       [](V x) {
+         return eagle::math::unsorted_segment_sum(
+             x[0], eagle::constant({{1, 0}, {1, 1}}, eagle::kInt64), 2);
+       }},
+      {"check_numerics",
+       {{s23}},
+       [](V x) { return eagle::debugging::check_numerics(x[0] * x[0], "fine"); }},
       {"where select",
        {{s23}, {s3}},
        [](V x) {

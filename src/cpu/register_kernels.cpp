@@ -42,6 +42,8 @@ void register_kernels(runtime::KernelTable& table) {
   register_sort_kernels(table);
   register_variable_kernels(table);
   register_optimizer_kernels(table);
+  register_segment_kernels(table);
+  register_check_numerics_kernels(table);
 }
 
 }  // namespace eagle::cpu

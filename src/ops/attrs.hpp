@@ -125,6 +125,16 @@ struct OptimizerAttrs {
   bool nesterov = false;  // SGD
 };
 
+// UnsortedSegmentSum: data [ids..., inner...] summed into [num_segments, inner...] by the ids.
+// TensorFlow passes num_segments as a scalar tensor; here it is a value (the output shape needs it).
+struct SegmentAttrs {
+  std::int64_t num_segments;
+};
+// CheckNumerics: the caller's message, the prefix of the error it raises.
+struct CheckNumericsAttrs {
+  std::string message;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
@@ -134,7 +144,8 @@ struct OptimizerAttrs {
 using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
                              SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
                              TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
-                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs>;
+                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs,
+                             SegmentAttrs, CheckNumericsAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -41,7 +41,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 //             kernel for. Registration is generated from these columns (kernels/registration.hpp)
 //             and a test compares every backend's table with them, so the set is written once.
 //             GatherV2 and GatherNd are keyed by params (their int32/int64 indices are dispatched
-//             inside the kernel), SelectV2 by x (input 1), Where by its condition.
+//             inside the kernel), SelectV2 by x (input 1), Where by its condition,
+//             UnsortedSegmentSum by data (int32/int64 segment ids, like GatherV2's indices).
 //   gradient  kDifferentiable, or kNoGradient (TensorFlow's NotDifferentiable: comparisons,
 //             argmax, random numbers; the tape gives no gradient through them).
 //
@@ -159,7 +160,9 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ResourceApplyAdamWithAmsgrad, 5, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient)
+  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kDifferentiable) \
+  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kDifferentiable)
 // clang-format on
 
 enum class OpId : std::uint16_t {
