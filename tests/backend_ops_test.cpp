@@ -461,6 +461,7 @@ const std::vector<OpId> kGradOps = {OpId::kReluGrad, OpId::kSigmoidGrad, OpId::k
 const std::vector<OpId> kVariableOps = {OpId::kVarHandleOp, OpId::kReadVariableOp,
                                         OpId::kAssignVariableOp, OpId::kAssignAddVariableOp,
                                         OpId::kAssignSubVariableOp};
+const std::vector<OpId> kSegmentAndCheckOps = {OpId::kUnsortedSegmentSum, OpId::kCheckNumerics};
 const std::vector<OpId> kOptimizerOps = {OpId::kResourceApplyGradientDescent,
                                          OpId::kResourceApplyKerasMomentum,
                                          OpId::kResourceApplyAdam,
@@ -618,9 +619,10 @@ const std::vector<Shape> kElementwiseShapes = {{},     {0},    {1},     {3},    
 TEST_CASE("the suite compares every op the GPU kernel set declares") {
   std::set<OpId> suite;
   for (const auto* ops :
-       {&kCreationOps, &kRangeOps, &kRandomOps, &kCastOps, &kBinaryOps, &kUnaryOps, &kReduceOps,
-        &kArgMaxOps, &kMatMulOps, &kAddNOps, &kSoftmaxOps, &kShapeOps, &kArrayOps, &kScanOps,
-        &kSortOps, &kIndexOps, &kGradOps, &kVariableOps, &kOptimizerOps}) {
+       {&kCreationOps, &kRangeOps,  &kRandomOps,   &kCastOps,      &kBinaryOps,
+        &kUnaryOps,    &kReduceOps, &kArgMaxOps,   &kMatMulOps,    &kAddNOps,
+        &kSoftmaxOps,  &kShapeOps,  &kArrayOps,    &kScanOps,      &kSortOps,
+        &kIndexOps,    &kGradOps,   &kVariableOps, &kOptimizerOps, &kSegmentAndCheckOps}) {
     suite.insert(ops->begin(), ops->end());
   }
   std::string missing;
@@ -2007,6 +2009,44 @@ TEST_CASE("gather, gather_nd, where, select, strided_slice and einsum match the 
 }
 
 // ---- Asynchronous execution and copies ----------------------------------------------------------
+
+TEST_CASE("unsorted_segment_sum and check_numerics match the CPU") {
+  HardPlacement hard;
+  Coverage coverage(kSegmentAndCheckOps);
+  // 40 rows into 7 segments, two rows dropped (-1); the GPU adds in any order.
+  std::vector<double> ids;
+  for (int r = 0; r < 40; ++r) ids.push_back(r % 9 == 4 ? -1 : (r * 5) % 7);
+  for (DType d : kAllDTypes) {
+    if (gpu_implements(OpId::kUnsortedSegmentSum, d)) {
+      const Tensor data = make(d, {40, 3, 5}, Domain::kSmall, 41, false);
+      for (DType it : {DType::kInt32, DType::kInt64}) {
+        const Tensor segment_ids = make_values(it, ids, {40});
+        const Tensor magnitudes = eagle::with_device(kCpu0, [&] {
+          return eagle::unsorted_segment_sum(eagle::abs(eagle::cast(data, DType::kFloat64)),
+                                             segment_ids, 7);
+        });
+        compare_op(
+            &coverage, OpId::kUnsortedSegmentSum, d, "40 rows, 7 segments " + str(it),
+            [&] { return eagle::unsorted_segment_sum(data, segment_ids, 7); },
+            sum_tol(d, 40, magnitudes));
+      }
+      const Tensor empty = make(d, {0, 4}, Domain::kSmall, 42);
+      compare_op(
+          &coverage, OpId::kUnsortedSegmentSum, d, "no rows",
+          [&] {
+            return eagle::unsorted_segment_sum(empty, make_values(DType::kInt32, {}, {0}), 3);
+          },
+          exact());
+    }
+    if (gpu_implements(OpId::kCheckNumerics, d)) {
+      const Tensor x = make(d, {4, 33}, Domain::kGeneral, 43);
+      compare_op(
+          &coverage, OpId::kCheckNumerics, d, "finite",
+          [&] { return eagle::debugging::check_numerics(x, "finite"); }, exact());
+    }
+  }
+  coverage.check();
+}
 
 TEST_CASE("many ops queued back to back, then one read") {
   HardPlacement hard;
