@@ -9,11 +9,14 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "eagle/eagle.hpp"
 #include "fixture_ops.hpp"
+#include "ops/op_defs.hpp"
 
 namespace {
 
@@ -297,4 +300,32 @@ TEST_CASE("eagle's gradients are TensorFlow's on a simulated GPU") {
   REQUIRE_FALSE(eagle::config::list_logical_devices("GPU").empty());
   auto scope = eagle::device("/GPU:0");
   run_all();
+}
+
+TEST_CASE("the gradient fixture runs the forward and backward op of every differentiable op") {
+  // Every op the cases execute, from the placement log: each differentiable op of the table must
+  // be among them (its gradient then ran too), so an op added without a fixture case fails here.
+  std::set<std::string> executed;
+  eagle::debugging::set_log_sink([&](eagle::debugging::LogLevel, std::string_view line) {
+    constexpr std::string_view kPrefix = "Executing op ";
+    if (line.substr(0, kPrefix.size()) != kPrefix) return;
+    const std::string_view rest = line.substr(kPrefix.size());
+    executed.emplace(rest.substr(0, rest.find(' ')));
+  });
+  eagle::debugging::set_log_device_placement(true);
+  {
+    auto scope = eagle::device("/CPU:0");
+    run_all();
+  }
+  eagle::debugging::set_log_device_placement(false);
+  eagle::debugging::set_log_sink({});
+  std::string missing;
+  for (const auto& def : eagle::runtime::kOpDefs) {
+    if (def.gradient == eagle::runtime::Gradient::kDifferentiable &&
+        !executed.count(std::string(def.name))) {
+      missing += " " + std::string(def.name);
+    }
+  }
+  INFO("differentiable ops no case of tf_gradients.json runs:" << missing);
+  CHECK(missing.empty());
 }
