@@ -126,7 +126,8 @@ struct OptimizerAttrs {
 };
 
 // UnsortedSegmentSum: data [ids..., inner...] summed into [num_segments, inner...] by the ids.
-// TensorFlow passes num_segments as a scalar tensor; here it is a value (the output shape needs it).
+// TensorFlow passes num_segments as a scalar tensor; here it is a value (the output shape needs
+// it before the kernel runs).
 struct SegmentAttrs {
   std::int64_t num_segments;
 };
@@ -141,11 +142,11 @@ struct CheckNumericsAttrs {
 // table (ops/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
-using OpAttrs = std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs,
-                             SliceAttrs, ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs,
-                             TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
-                             GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs,
-                             SegmentAttrs, CheckNumericsAttrs>;
+using OpAttrs =
+    std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
+                 ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
+                 ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
+                 EinsumAttrs, OptimizerAttrs, SegmentAttrs, CheckNumericsAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>
