@@ -1,11 +1,10 @@
 // Gradients of the indexing ops: GatherV2, GatherNd, SelectV2, StridedSlice, Einsum,
-// UnsortedSegmentSum, and CheckNumerics's. A gather's gradient adds each upstream entry back at
+// UnsortedSegmentSum. A gather's gradient adds each upstream entry back at
 // the index it was taken from: UnsortedSegmentSum, as in TensorFlow (Note [Gather gradients]).
 #include <fmt/format.h>
 
 #include "autodiff/grad_ops.hpp"
 #include "autodiff/gradient_registry.hpp"
-#include "eagle/debugging.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 
@@ -100,13 +99,6 @@ void unsorted_segment_sum_grad(const GradContext& c, Grads& g) {
   while (kept.rank() < gathered.rank()) kept.push_back(1);
   const Tensor read = reshape_to(greater_equal(ids, scalar_like(ids, 0)), kept);
   g[0] = where(read, gathered, scalar_like(gathered, 0));
-}
-
-// TensorFlow's _CheckNumericsGrad: the gradient is checked too.
-void check_numerics_grad(const GradContext& c, Grads& g) {
-  g[0] = debugging::check_numerics(
-      c.grad(), "Not a number (NaN) or infinity (Inf) values detected in gradient. " +
-                    c.attrs<ops::CheckNumericsAttrs>().message);
 }
 
 void select_grad(const GradContext& c, Grads& g) {
@@ -240,7 +232,6 @@ void register_index_gradients(GradientRegistry& r) {
   r.add(OpId::kStridedSlice, strided_slice_grad);
   r.add(OpId::kEinsum, einsum_grad, kSaveAll);
   r.add(OpId::kUnsortedSegmentSum, unsorted_segment_sum_grad, save(1));
-  r.add(OpId::kCheckNumerics, check_numerics_grad);
 }
 
 }  // namespace eagle::autodiff

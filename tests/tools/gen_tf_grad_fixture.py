@@ -14,7 +14,8 @@ Every differentiable op of the table is covered, directly or (the fused activati
 ReluGrad, SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad) through the second
 derivative of its forward op, and ReadVariableOp through the variable scenarios. None skipped.
 
-Usage: /work/main/.venv/bin/python tests/tools/gen_tf_grad_fixture.py > tests/fixtures/tf_gradients.json
+Usage (tensorflow-cpu 2.21, e.g. in bench/compare's .venv):
+    .venv/bin/python tests/tools/gen_tf_grad_fixture.py > tests/fixtures/tf_gradients.json
 """
 import json
 import os
