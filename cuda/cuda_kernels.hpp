@@ -24,5 +24,7 @@ void register_optimizer_kernels(runtime::KernelTable& table);
 // cuDNN (cudnn_conv_kernels.cpp): Conv2D, its backprops, MaxPool(Grad), AvgPool(Grad).
 void register_conv_kernels(runtime::KernelTable& table);
 void register_nn_kernels(runtime::KernelTable& table);
+void register_segment_kernels(runtime::KernelTable& table);
+void register_check_numerics_kernels(runtime::KernelTable& table);
 
 }  // namespace eagle::cuda

@@ -18,6 +18,8 @@ void register_cuda_kernels(runtime::KernelTable& table) {
   register_optimizer_kernels(table);
   register_conv_kernels(table);
   register_nn_kernels(table);
+  register_segment_kernels(table);
+  register_check_numerics_kernels(table);
 }
 
 }  // namespace eagle::cuda

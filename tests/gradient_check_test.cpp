@@ -175,6 +175,15 @@ std::vector<GradSample> compositions() {
        }},
   };
   t.insert(t.end(), nn.begin(), nn.end());
+  // Gathers with batch dimensions, whose gradients scatter through UnsortedSegmentSum (an
+  // index the forward op never read must not land in another batch entry's rows).
+  t.push_back({"gather axis 2 batch_dims 1 with outer dims", {{Shape{2, 3, 4, 2}}}, [](V x) {
+                 return eagle::gather(x[0], eagle::constant({{3, 3, 0}, {1, 2, 1}}), 2, 1);
+               }});
+  t.push_back(
+      {"gather_nd batch_dims 1", {{Shape{2, 3, 4}}}, [](V x) {
+         return eagle::gather_nd(x[0], eagle::constant({{{1, 2}, {1, 2}}, {{0, 3}, {2, 0}}}), 1);
+       }});
   return t;
 }
 

@@ -155,6 +155,29 @@ TEST_CASE("a gradient of another shape or dtype names the variable and changes n
   CHECK(sgd.iterations() == 0);
 }
 
+TEST_CASE("a gradient on another device under the explicit policy is refused before any update") {
+  Variable a =
+      eagle::with_device("/GPU:0", [] { return Variable(eagle::constant({1.0f}), {"a"}); });
+  Variable b =
+      eagle::with_device("/GPU:0", [] { return Variable(eagle::constant({1.0f}), {"b"}); });
+  const Tensor near = eagle::with_device("/GPU:0", [] { return eagle::constant({1.0f}); });
+  const Tensor far = eagle::with_device("/GPU:1", [] { return eagle::constant({1.0f}); });
+  opt::SGD sgd;
+  eagle::config::set_device_policy(eagle::DevicePolicy::kExplicit);
+  CHECK_THROWS_MATCHES(
+      sgd.apply_gradients({{near, a}, {far, b}}), eagle::InvalidArgumentError,
+      Catch::Message("Tensors on conflicting devices: the gradient of variable 'b:0' is on "
+                     "/job:localhost/replica:0/task:0/device:GPU:1 but the variable is on "
+                     "/job:localhost/replica:0/task:0/device:GPU:0, and the device policy is "
+                     "explicit"));
+  eagle::config::set_device_policy(eagle::DevicePolicy::kSilent);
+  CHECK(a.read_value().item<float>() == 1.0f);  // no variable half-updated
+  CHECK(b.read_value().item<float>() == 1.0f);
+  CHECK(sgd.iterations() == 0);
+  sgd.apply_gradients({{near, a}, {far, b}});  // the silent policy copies the gradient over
+  CHECK(b.read_value().item<float>() == 0.99f);
+}
+
 TEST_CASE("clipnorm, clipvalue and global_clipnorm") {
   const Tensor g = eagle::constant({3.0f, 4.0f});  // norm 5
   {

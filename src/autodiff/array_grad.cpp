@@ -1,9 +1,10 @@
-// Gradients of the shape ops, Identity, Cast, ReadVariableOp and TopKV2 (TensorFlow's
-// array_grad.py, math_grad.py _CastGrad, nn_grad.py _TopKGrad).
+// Gradients of the shape ops, Identity, CheckNumerics, Cast, ReadVariableOp and TopKV2
+// (TensorFlow's array_grad.py, math_grad.py _CastGrad, nn_grad.py _TopKGrad).
 #include <numeric>
 
 #include "autodiff/grad_ops.hpp"
 #include "autodiff/gradient_registry.hpp"
+#include "eagle/debugging.hpp"
 #include "eagle/ops.hpp"
 
 namespace eagle::autodiff {
@@ -64,6 +65,13 @@ void slice_grad(const GradContext& c, Grads& g) {
 }
 
 void identity_grad(const GradContext& c, Grads& g) { g[0] = c.grad(); }
+
+// TensorFlow's _CheckNumericsGrad: an identity whose gradient is checked too.
+void check_numerics_grad(const GradContext& c, Grads& g) {
+  g[0] = debugging::check_numerics(
+      c.grad(), "Not a number (NaN) or infinity (Inf) values detected in gradient. " +
+                    c.attrs<ops::CheckNumericsAttrs>().message);
+}
 
 // Between floating types the gradient is cast back; to or from an integer there is none.
 void cast_grad(const GradContext& c, Grads& g) {
@@ -184,6 +192,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add(OpId::kSlice, slice_grad);
   r.add(OpId::kIdentity, identity_grad);
   r.add(OpId::kReadVariableOp, identity_grad);
+  r.add(OpId::kCheckNumerics, check_numerics_grad);
   r.add(OpId::kCast, cast_grad);
   r.add(OpId::kTopKV2, top_k_grad, kSaveNone, save(1));
   r.add(OpId::kTile, tile_grad);

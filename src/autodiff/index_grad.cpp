@@ -1,8 +1,6 @@
-// Gradients of the indexing ops: GatherV2, GatherNd, SelectV2, StridedSlice, Einsum. A gather's
-// gradient adds each upstream entry back at the index it was taken from; without a scatter-add
-// kernel eagle does that as one contraction with a one-hot matrix of the indices (einsum), which
-// every backend runs (memory: indices x gathered extent, fine for gathers of classes and
-// labels; an UnsortedSegmentSum kernel is the step for embedding tables).
+// Gradients of the indexing ops: GatherV2, GatherNd, SelectV2, StridedSlice, Einsum,
+// UnsortedSegmentSum. A gather's gradient adds each upstream entry back at
+// the index it was taken from: UnsortedSegmentSum, as in TensorFlow (Note [Gather gradients]).
 #include <fmt/format.h>
 
 #include "autodiff/grad_ops.hpp"
@@ -21,11 +19,24 @@ std::int64_t product(const Shape& s, int from, int to) {
   return p;
 }
 
-// one_hot[..., n] = (index == n), of `dtype`.
-Tensor one_hot(const Tensor& index, std::int64_t depth, DType dtype) {
-  const Tensor positions =
-      cast(range(0.0, static_cast<double>(depth), 1.0, DType::kInt64), index.dtype());
-  return cast(equal(expand_dims(index, -1), positions), dtype);
+// Note [Gather gradients]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// The gradient of a gather is a scatter-add: UnsortedSegmentSum of the upstream rows by the
+// indices they were read from, which TensorFlow's IndexedSlices densify to. Memory is the
+// gradient itself (a one-hot contraction, which eagle used before the op existed, needed
+// indices x extent). With batch dimensions each batch entry b scatters into its own block of
+// segments, b * extent + index; an index the forward op did not read (out of range: zeros on a
+// GPU) gets segment -1, which the sum drops, so it cannot land in another batch entry's block.
+// `index` [batch, count] (int32/int64) into an extent of `n`: the segment ids [batch * count].
+Tensor batched_segment_ids(const Tensor& index, std::int64_t batch, std::int64_t n) {
+  Tensor ids = cast(index, DType::kInt64);
+  if (batch <= 1 || n == 0) return reshape(ids, {-1});
+  const Tensor offsets =
+      reshape(range(0.0, static_cast<double>(batch * n), static_cast<double>(n), DType::kInt64),
+              {batch, 1});
+  const Tensor read = logical_and(greater_equal(ids, scalar_like(ids, 0)),
+                                  less(ids, scalar_like(ids, static_cast<double>(n))));
+  return reshape(where(read, add(ids, offsets), scalar_like(ids, -1)), {-1});
 }
 
 // params [batch, outer, N, inner]; indices [batch, count]; out [batch, outer, count, inner].
@@ -38,14 +49,18 @@ void gather_grad(const GradContext& c, Grads& g) {
   const std::int64_t n = params[a.axis];
   const std::int64_t inner = product(params, a.axis + 1, params.rank());
   const std::int64_t count = product(indices, a.batch_dims, indices.rank());
-  const Tensor grad = c.grad();
-  const Tensor hot = reshape(one_hot(c.input(1), n, grad.dtype()), {batch, count, n});
-  const Tensor upstream = reshape(grad, {batch, outer, count, inner});
-  g[0] = reshape_to(einsum("bcn,bocs->bons", {hot, upstream}), params);
+  // Rows [batch * count, outer * inner] summed into [batch * N, outer * inner].
+  Tensor rows = reshape(c.grad(), {batch, outer, count, inner});
+  if (outer > 1) rows = transpose(rows, {0, 2, 1, 3});
+  rows = reshape(rows, {batch * count, outer * inner});
+  const Tensor ids = batched_segment_ids(reshape(c.input(1), {batch, count}), batch, n);
+  Tensor sums = reshape(unsorted_segment_sum(rows, ids, batch * n), {batch, n, outer, inner});
+  if (outer > 1) sums = transpose(sums, {0, 2, 1, 3});
+  g[0] = reshape_to(sums, params);
 }
 
 // params [batch, P_0..P_{d-1}, S...], indices [batch, ..., d]: the d coordinates flattened to
-// one index into the P block.
+// one index into the P block (-1 when a coordinate is out of range).
 void gather_nd_grad(const GradContext& c, Grads& g) {
   const int batch_dims = c.attrs<ops::GatherNdAttrs>().batch_dims;
   const Shape& params = c.input_shape(0);
@@ -56,16 +71,34 @@ void gather_nd_grad(const GradContext& c, Grads& g) {
   const std::int64_t slice = product(params, batch_dims + depth, params.rank());
   const std::int64_t count = product(indices, batch_dims, indices.rank() - 1);
   std::vector<std::int64_t> strides(static_cast<std::size_t>(depth), 1);
-  for (int k = depth - 2; k >= 0; --k) {
-    strides[static_cast<std::size_t>(k)] =
-        strides[static_cast<std::size_t>(k) + 1] * params[batch_dims + k + 1];
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(depth));
+  for (int k = depth - 1; k >= 0; --k) {
+    dims[static_cast<std::size_t>(k)] = params[batch_dims + k];
+    if (k < depth - 1) {
+      strides[static_cast<std::size_t>(k)] =
+          strides[static_cast<std::size_t>(k) + 1] * params[batch_dims + k + 1];
+    }
   }
-  const Tensor linear =
-      reduce_sum(multiply(cast(c.input(1), DType::kInt64), constant(strides)), -1);
+  const Tensor coords = cast(c.input(1), DType::kInt64);
+  const Tensor in_range = reduce_all(
+      logical_and(greater_equal(coords, scalar_like(coords, 0)), less(coords, constant(dims))), -1);
+  const Tensor flat = reduce_sum(multiply(coords, constant(strides)), -1);
+  const Tensor linear = where(in_range, flat, scalar_like(flat, -1));
+  const Tensor rows = reshape(c.grad(), {batch * count, slice});
+  const Tensor ids = batched_segment_ids(reshape(linear, {batch, count}), batch, n);
+  g[0] = reshape_to(unsorted_segment_sum(rows, ids, batch * n), params);
+}
+
+// TensorFlow's _GatherDropNegatives: the upstream rows gathered back by the ids, zeros for the
+// rows a negative id dropped.
+void unsorted_segment_sum_grad(const GradContext& c, Grads& g) {
+  const Tensor& ids = c.input(1);
   const Tensor grad = c.grad();
-  const Tensor hot = reshape(one_hot(linear, n, grad.dtype()), {batch, count, n});
-  const Tensor upstream = reshape(grad, {batch, count, slice});
-  g[0] = reshape_to(einsum("bcn,bcs->bns", {hot, upstream}), params);
+  const Tensor gathered = gather(grad, maximum(ids, scalar_like(ids, 0)));
+  Shape kept = ids.shape();
+  while (kept.rank() < gathered.rank()) kept.push_back(1);
+  const Tensor read = reshape_to(greater_equal(ids, scalar_like(ids, 0)), kept);
+  g[0] = where(read, gathered, scalar_like(gathered, 0));
 }
 
 void select_grad(const GradContext& c, Grads& g) {
@@ -198,6 +231,7 @@ void register_index_gradients(GradientRegistry& r) {
   r.add(OpId::kSelectV2, select_grad, save(0));
   r.add(OpId::kStridedSlice, strided_slice_grad);
   r.add(OpId::kEinsum, einsum_grad, kSaveAll);
+  r.add(OpId::kUnsortedSegmentSum, unsorted_segment_sum_grad, save(1));
 }
 
 }  // namespace eagle::autodiff

@@ -45,6 +45,8 @@ void register_kernels(runtime::KernelTable& table) {
   register_optimizer_kernels(table);
   register_conv_kernels(table);
   register_nn_kernels(table);
+  register_segment_kernels(table);
+  register_check_numerics_kernels(table);
 }
 
 }  // namespace eagle::cpu

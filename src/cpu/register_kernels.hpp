@@ -19,6 +19,8 @@ void register_sort_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
 void register_optimizer_kernels(runtime::KernelTable& table);
 void register_nn_kernels(runtime::KernelTable& table);
+void register_segment_kernels(runtime::KernelTable& table);
+void register_check_numerics_kernels(runtime::KernelTable& table);
 
 // Compiled once per variant (cpu/isa.hpp).
 EAGLE_CPU_ISA_BEGIN

@@ -163,6 +163,16 @@ struct FusedBatchNormAttrs {
   double exponential_avg_factor;
   bool is_training;
 };
+// UnsortedSegmentSum: data [ids..., inner...] summed into [num_segments, inner...] by the ids.
+// TensorFlow passes num_segments as a scalar tensor; here it is a value (the output shape needs
+// it before the kernel runs).
+struct SegmentAttrs {
+  std::int64_t num_segments;
+};
+// CheckNumerics: the caller's message, the prefix of the error it raises.
+struct CheckNumericsAttrs {
+  std::string message;
+};
 
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
@@ -174,8 +184,8 @@ using OpAttrs =
     std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
                  ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
                  ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
-                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs,
-                 LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs>;
+                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs, LeakyReluAttrs, OneHotAttrs,
+                 FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

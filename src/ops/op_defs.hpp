@@ -41,7 +41,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 //             kernel for. Registration is generated from these columns (kernels/registration.hpp)
 //             and a test compares every backend's table with them, so the set is written once.
 //             GatherV2 and GatherNd are keyed by params (their int32/int64 indices are dispatched
-//             inside the kernel), SelectV2 by x (input 1), Where by its condition.
+//             inside the kernel), SelectV2 by x (input 1), Where by its condition,
+//             UnsortedSegmentSum by data (int32/int64 segment ids, like GatherV2's indices).
 //   gradient  kDifferentiable, or kNoGradient (TensorFlow's NotDifferentiable: comparisons,
 //             argmax, random numbers; the tape gives no gradient through them).
 //
@@ -176,7 +177,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
   EAGLE_CONV_POOL_OPS(X) \
-  EAGLE_NN_OPS(X)
+  EAGLE_NN_OPS(X) \
+  EAGLE_SEGMENT_OPS(X)
 
 // The NN ops (eagle::nn, ops/nn_ops.cpp): activations and their fused gradients (TensorFlow's
 // operand order, Note [NN activation gradients]), losses, batch norm. SoftsignGrad has no
@@ -204,6 +206,12 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(L2Loss,               1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
   X(FusedBatchNormV3,     5, 6, FusedBatchNormAttrs, kFloating, kFloating, kDifferentiable) \
   X(FusedBatchNormGradV3, 6, 5, FusedBatchNormAttrs, kFloating, kFloating, kNoGradient)
+
+// UnsortedSegmentSum (gather gradients, eagle::unsorted_segment_sum) and CheckNumerics
+// (eagle::debugging::check_numerics).
+#define EAGLE_SEGMENT_OPS(X) \
+  X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kDifferentiable) \
+  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kDifferentiable)
 // clang-format on
 
 enum class OpId : std::uint16_t {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "eagle/config.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/gradient_tape.hpp"
 #include "eagle/ops.hpp"
@@ -124,6 +125,14 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
           "The gradient of variable '{}' has shape {} and dtype {}, the variable {} and {}",
           var.name(), grad->shape().to_tuple_string(), dtype_name(grad->dtype()),
           var.shape().to_tuple_string(), dtype_name(var.dtype())));
+    }
+    // Under the explicit device policy the update op would refuse a gradient on another device
+    // (Tensors on conflicting devices) after earlier variables were updated: refuse it here.
+    if (grad->device() != var.device() && config::get_device_policy() == DevicePolicy::kExplicit) {
+      throw InvalidArgumentError(fmt::format(
+          "Tensors on conflicting devices: the gradient of variable '{}' is on {} but the "
+          "variable is on {}, and the device policy is explicit",
+          var.name(), grad->device(), var.device()));
     }
     if (!is_floating(var.dtype())) {
       throw InvalidArgumentError(

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "eagle/errors.hpp"
+#include "runtime/check_numerics.hpp"
 #include "runtime/context.hpp"
 #include "runtime/flags.hpp"
 #include "runtime/log_sink.hpp"
@@ -95,6 +96,7 @@ Device& resource_device(const OpCall& call) {
     case OpId::kTopKV2:
     case OpId::kBiasAdd:
     case OpId::kBiasAddGrad:
+    case OpId::kUnsortedSegmentSum:
       order = kNumberTypes;
       break;
     case OpId::kSoftmax:
@@ -178,6 +180,9 @@ void execute(const OpCall& call, Tensor* results) {
       throw InternalError(
           fmt::format("The {} kernel on {} produced no output #{}", def.name, device.name(), i));
     }
+  }
+  if (!call.is_constant && g_check_numerics.load(std::memory_order_relaxed)) {
+    check_output_numerics(call.op, call.inputs, call.num_inputs, results, call.num_outputs);
   }
   if (listener && !call.is_constant) {
     listener->on_op(ExecutedOp{call.op, call.attrs, call.inputs, call.num_inputs, results,

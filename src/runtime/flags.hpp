@@ -12,5 +12,7 @@ inline std::atomic<bool> g_soft_device_placement{true};
 inline std::atomic<DevicePolicy> g_device_policy{DevicePolicy::kSilent};
 // Read by every float32 GPU matmul (config::enable_tensor_float_32_execution).
 inline std::atomic<bool> g_tensor_float_32_execution{true};
+// debugging::enable_check_numerics: every op's floating outputs checked after its kernel.
+inline std::atomic<bool> g_check_numerics{false};
 
 }  // namespace eagle::runtime

@@ -321,6 +321,7 @@ const std::vector<OpInfo>& op_db() {
     append(all, "linalg", linalg_op_infos());
     append(all, "array", array_op_infos());
     append(all, "index", index_op_infos());
+    append(all, "segment", segment_op_infos());
     append(all, "conv", conv_op_infos());
     append(all, "nn", nn_op_infos());
     return all;

@@ -213,6 +213,7 @@ std::vector<OpInfo> reduction_op_infos();
 std::vector<OpInfo> linalg_op_infos();
 std::vector<OpInfo> array_op_infos();
 std::vector<OpInfo> index_op_infos();
+std::vector<OpInfo> segment_op_infos();
 std::vector<OpInfo> conv_op_infos();
 std::vector<OpInfo> nn_op_infos();
 

@@ -2,6 +2,7 @@
 // assignment.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "eagle/dtype.hpp"
@@ -151,5 +152,16 @@ EAGLE_COMPOUND_ASSIGNMENT(-)
 EAGLE_COMPOUND_ASSIGNMENT(*)
 EAGLE_COMPOUND_ASSIGNMENT(/)
 #undef EAGLE_COMPOUND_ASSIGNMENT
+
+// tf.math.unsorted_segment_sum (UnsortedSegmentSum): output[i, ...] is the sum of the rows
+// data[j..., ...] whose segment_ids[j...] == i; segment_ids (int32 or int64) has a prefix of
+// data's shape, the output is [num_segments] + the rest of data's. A negative id drops its row;
+// an id >= num_segments is an InvalidArgumentError on the CPU and dropped on a GPU (TensorFlow's
+// kernels). Rows of one segment are added in index order on the CPU, in any order on a GPU.
+Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids,
+                            std::int64_t num_segments);
+namespace math {
+using eagle::unsorted_segment_sum;  // the tf.math spelling
+}  // namespace math
 
 }  // namespace eagle
