@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up (packages, build) and runs the demo: a guided tour of the seed tutorials,
-# then training: a linear regression and an MLP with gradient tapes and Keras's optimizers, and
-# an MLP with eagle::keras's Sequential and fit.
+# then training: a linear regression and an MLP with gradient tapes and Keras's optimizers, an
+# MLP with eagle::keras's Sequential and fit, and seed 003's CNN on the real Fashion-MNIST.
 # From a terminal the tour waits for Enter between steps; otherwise it runs straight through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ scripts/install_deps.sh
 cmake --preset default >/dev/null
 samples=(log_device_placement manual_placement soft_placement visible_devices memory_growth
          memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop
-         keras_mlp tour)
+         keras_mlp fashion_mnist_cnn tour)
 cmake --build --preset default --target "${samples[@]}"
 build/default/samples/tour
 printf '\n==== Training: a linear regression with a GradientTape and SGD ====\n'
@@ -18,5 +18,7 @@ printf '\n==== Training: an MLP on two spirals with Adam ====\n'
 build/default/samples/custom_training_loop
 printf '\n==== Keras: an MLP with Sequential, compile and fit ====\n'
 build/default/samples/keras_mlp
+printf '\n==== Keras: seed 003 CNN on Fashion-MNIST, 5 epochs (a few minutes on 2 cores) ====\n'
+build/default/samples/fashion_mnist_cnn --save build/default/fashion_mnist_cnn.weights.h5
 printf '\nEach example on its own: build/default/samples/<name>, <name> one of\n  %s\n' \
   "${samples[*]:0:${#samples[@]}-1}"
