@@ -35,7 +35,8 @@ echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo
 echo "# OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}; JSON lines -> $out"
 
 status=0
-for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_overhead; do
+for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_overhead \
+    mlp_step cnn_step; do
   exe="$build/bench/bench_$name"
   if [[ ! -x "$exe" ]]; then
     echo "missing $exe (configure with -DEAGLE_BENCH=ON and build bench_$name)" >&2
