@@ -9,7 +9,9 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_variant.hpp"
@@ -91,6 +93,33 @@ std::vector<Case> cases() {
     out.push_back({"softmax" + s, eagle::softmax(m)});
     out.push_back({"softmax64_" + s, eagle::softmax(eagle::cast(m, eagle::DType::kFloat64))});
     out.push_back({"softmax_f16_" + s, eagle::softmax(eagle::cast(m, eagle::DType::kFloat16))});
+  }
+  // The optimizers' fused updates (ResourceApply*): three steps each, the variable's value after.
+  for (std::int64_t n : {7, 1031, 70001}) {
+    const Tensor start = eagle::constant(inputs(n, 6, false), Shape{n});
+    const Tensor grad = eagle::constant(inputs(n, 7, false), Shape{n});
+    namespace opt = eagle::optimizers;
+    opt::AdamOptions amsgrad;
+    amsgrad.amsgrad = true;
+    opt::RMSpropOptions centered;
+    centered.momentum = 0.5;
+    centered.centered = true;
+    opt::SGDOptions nesterov;
+    nesterov.momentum = 0.9;
+    nesterov.nesterov = true;
+    const std::vector<std::pair<std::string, std::shared_ptr<opt::Optimizer>>> optimizers = {
+        {"adam", std::make_shared<opt::Adam>()},
+        {"amsgrad", std::make_shared<opt::Adam>(amsgrad)},
+        {"rmsprop", std::make_shared<opt::RMSprop>(centered)},
+        {"sgd", std::make_shared<opt::SGD>(nesterov)},
+        {"adagrad", std::make_shared<opt::Adagrad>()}};
+    for (auto& [name, optimizer] : optimizers) {
+      eagle::Variable v(start);
+      for (int step = 1; step <= 3; ++step) {
+        optimizer->apply_gradients({{grad * eagle::constant(static_cast<float>(step)), v}});
+      }
+      out.push_back({name + std::to_string(n), v.read_value()});
+    }
   }
   return out;
 }

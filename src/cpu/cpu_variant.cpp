@@ -15,10 +15,10 @@ namespace eagle::cpu {
 // libeagle's kernels are plain loops written to vectorize; AVX2 or AVX-512 runs them several
 // times faster than baseline x86-64 (SSE2), but a library built with -march=native dies with
 // SIGILL on an older CPU. So the default build is portable (the compiler's baseline) and the hot
-// kernels (elementwise, reductions, softmax: the sources listed in src/CMakeLists.txt) are
-// compiled again for x86-64-v3 ("avx2") and x86-64-v4 ("avx512"), as NumPy, oneDNN, ggml and
-// PyTorch do. register_kernels picks one variant when the kernel table is filled, so an op pays
-// nothing for the choice.
+// kernels (elementwise, reductions, softmax, optimizer updates: the sources listed in
+// src/CMakeLists.txt) are compiled again for x86-64-v3 ("avx2") and x86-64-v4 ("avx512"), as
+// NumPy, oneDNN, ggml and PyTorch do. register_kernels picks one variant when the kernel table is
+// filled, so an op pays nothing for the choice.
 //
 // Two rules keep a variant's instructions off CPUs that lack them:
 // - Each variant's code lives in its own namespace (EAGLE_CPU_ISA_BEGIN in cpu/isa.hpp), so its

@@ -42,7 +42,6 @@ void register_kernels(runtime::KernelTable& table) {
   register_shape_kernels(table);
   register_sort_kernels(table);
   register_variable_kernels(table);
-  register_optimizer_kernels(table);
   register_conv_kernels(table);
   register_nn_kernels(table);
   register_segment_kernels(table);

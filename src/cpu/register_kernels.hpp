@@ -17,7 +17,6 @@ void register_linalg_kernels(runtime::KernelTable& table);
 void register_shape_kernels(runtime::KernelTable& table);
 void register_sort_kernels(runtime::KernelTable& table);
 void register_variable_kernels(runtime::KernelTable& table);
-void register_optimizer_kernels(runtime::KernelTable& table);
 void register_nn_kernels(runtime::KernelTable& table);
 void register_segment_kernels(runtime::KernelTable& table);
 void register_check_numerics_kernels(runtime::KernelTable& table);
@@ -27,6 +26,7 @@ EAGLE_CPU_ISA_BEGIN
 void register_elementwise_kernels(runtime::KernelTable& table);
 void register_reduction_kernels(runtime::KernelTable& table);
 void register_softmax_kernels(runtime::KernelTable& table);
+void register_optimizer_kernels(runtime::KernelTable& table);
 // All of the above: the variant's entry point.
 void register_variant_kernels(runtime::KernelTable& table);
 EAGLE_CPU_ISA_END

@@ -9,6 +9,7 @@ void register_variant_kernels(runtime::KernelTable& table) {
   register_elementwise_kernels(table);
   register_reduction_kernels(table);
   register_softmax_kernels(table);
+  register_optimizer_kernels(table);
 }
 
 EAGLE_CPU_ISA_END
