@@ -31,6 +31,10 @@ done
 mkdir -p "$(dirname "$out")"
 : > "$out"
 
+# oneDNN's OpenMP workers spin between parallel regions by default and starve eagle's own threads
+# on a small machine (docs/performance.md, "Training step"): wait passively unless told otherwise.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+
 echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "# OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}; JSON lines -> $out"
 
