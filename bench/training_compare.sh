@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The training benchmarks of issues 16 and 17 side by side: eagle's bench_mlp_step,
-# bench_cnn_step and bench_tape_overhead against bench/training_peers.py (TensorFlow eager and
+# bench_cnn_step (keras train_on_batch and a tape step) and bench_tape_overhead against bench/training_peers.py (TensorFlow eager and
 # tf.function, Keras 3 train_on_batch compiled and run_eagerly, JAX with and without jit,
 # PyTorch when importable). Builds nothing: build the three bench_* targets first.
 #
@@ -182,21 +182,22 @@ if taped is not None:
             "yes" if ratio >= 20 else "no")
 
 for b in (32, 128):
-    e = med("cnn_step", b, "eagle")
-    if e is None:
-        continue
     p = {k: med("cnn_step", b, k) for k in ("keras", "keras_eager", "jax_jit", "torch")}
-    keras = p["keras"]
-    met = []
-    if keras is not None:
-        met.append(("yes" if keras / e >= 1.2 else "no") + f" vs Keras ({keras / e:.2f}x)")
-    if b == 32:
-        target = "ahead of PyTorch; epoch >= 1.2x TF-CPU"
-        met.append("PyTorch " + ("absent" if p["torch"] is None else
-                                 "yes" if p["torch"] > e else "no"))
-    else:
-        target = "epoch >= 1.2x TF-CPU"
-    row(f"CNN step, batch {b}", "cnn_step", b, e, p, target, "; ".join(met))
+    for impl, how in (("eagle_keras", "eagle train_on_batch"), ("eagle_tape", "eagle tape")):
+        e = med("cnn_step", b, impl)
+        if e is None:
+            continue
+        keras = p["keras"]
+        met = []
+        if keras is not None:
+            met.append(("yes" if keras / e >= 1.2 else "no") + f" vs Keras ({keras / e:.2f}x)")
+        if b == 32:
+            target = "ahead of PyTorch; epoch >= 1.2x TF-CPU"
+            met.append("PyTorch " + ("absent" if p["torch"] is None else
+                                     "yes" if p["torch"] > e else "no"))
+        else:
+            target = "epoch >= 1.2x TF-CPU"
+        row(f"CNN step, batch {b} ({how})", "cnn_step", b, e, p, target, "; ".join(met))
 
 print()
 print("Medians of the per-round medians; in brackets peer time / eagle time (higher is better "
