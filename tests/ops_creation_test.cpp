@@ -29,7 +29,6 @@
 #include "eagle/xtensor.hpp"
 #include "ops_test_support.hpp"
 
-
 using namespace eagle_test::ops;  // NOLINT: the shared helpers of the op value tests
 
 // ---- Creation -------------------------------------------------------------------------------
