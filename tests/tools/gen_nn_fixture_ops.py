@@ -21,42 +21,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-EAGLE_DTYPES = ["bfloat16", "half", "float", "double", "int32", "int64", "bool"]
-
-
-# As gen_tf_fixture.py (which writes its fixture when imported): values JSON cannot hold are
-# strings, messages lose TensorFlow's decoration and keep only eagle's dtypes in allowed lists.
-def encode_value(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == 0 and math.copysign(1, v) < 0:
-        return "-0.0"
-    return v
-
-
-def encode(t):
-    a = np.asarray(t)
-    return {"dtype": tf.as_dtype(t.dtype).name, "shape": list(a.shape),
-            "values": [encode_value(v) for v in a.reshape(-1).tolist()]}
-
-
-def normalise_message(text):
-    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
-    text = re.sub(r"\s*; NodeDef:.*?(?= \[Op:)", "", text, flags=re.S)
-    text = re.sub(r"\s*name:\s*[\w/]*$", "", text.strip())
-    text = text.replace("_MklNative", "")
-
-    def keep_ours(match):
-        kept = [d for d in match.group(1).split(", ") if d in EAGLE_DTYPES]
-        return "allowed values: " + ", ".join(kept)
-    return re.sub(r"allowed values: ((?:\w+, )*\w+)", keep_ours, text)
+from tf_fixture_encoding import encode, encode_value, normalise_message  # noqa: E402,F401
 
 CASES = []
 

@@ -22,41 +22,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 NAN, INF = float("nan"), float("inf")
-EAGLE_DTYPES = ["bfloat16", "half", "float", "double", "int32", "int64", "bool"]
-
-
-def encode_value(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == 0 and math.copysign(1, v) < 0:
-        return "-0.0"
-    return v
-
-
-def encode(t):
-    a = np.asarray(t)
-    return {"dtype": tf.as_dtype(t.dtype).name, "shape": list(a.shape),
-            "values": [encode_value(v) for v in a.reshape(-1).tolist()]}
-
-
-def normalise_message(text):
-    text = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", text)
-    text = re.sub(r"\s*; NodeDef:.*?(?= \[Op:)", "", text, flags=re.S)
-    text = re.sub(r"\s*name:\s*[\w/]*$", "", text.strip())
-    # With oneDNN on (tensorflow-cpu's default on x86-64) Einsum runs as its rewrite _MklEinsum.
-    text = text.replace("_MklEinsum", "Einsum")
-
-    def keep_ours(match):
-        kept = [d for d in match.group(1).split(", ") if d in EAGLE_DTYPES]
-        return "allowed values: " + ", ".join(kept)
-    return re.sub(r"allowed values: ((?:\w+, )*\w+)", keep_ours, text)
+from tf_fixture_encoding import encode, encode_value, normalise_message  # noqa: E402,F401
 
 
 CASES = []

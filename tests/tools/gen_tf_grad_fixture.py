@@ -25,30 +25,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-import math  # noqa: E402
-
-
-# The value encoding of gen_tf_fixture.py (which runs its cases on import): NaN, infinities and
-# -0.0 as strings.
-def encode_value(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if v == 0 and math.copysign(1, v) < 0:
-        return "-0.0"
-    return v
-
-
-def encode(t):
-    a = np.asarray(t)
-    return {"dtype": tf.as_dtype(t.dtype).name, "shape": list(a.shape),
-            "values": [encode_value(v) for v in a.reshape(-1).tolist()]}
+from tf_fixture_encoding import encode, encode_value  # noqa: E402,F401
 
 CASES = []
 F64 = "float64"
