@@ -280,3 +280,96 @@ TEST_CASE("keras: input_shape on the first layer builds a Sequential as layers a
   CHECK_THROWS_MATCHES(dense_first.pop(), eagle::InvalidArgumentError,
                        Catch::Matchers::Message("There are no layers in the model."));
 }
+
+TEST_CASE("keras: Conv2D and the pooling layers, Keras's shapes, names, parameters and errors") {
+  keras::backend::clear_session();
+  keras::Sequential model;
+  layers::Conv2DOptions same;
+  same.padding = "SAME";  // any case, as Keras
+  same.strides = {2, 1};
+  same.input_shape = keras::TensorShape{9, 8, 3};
+  model.add(layers::Conv2D(4, {3, 2}, "relu", same));
+  model.add(layers::MaxPooling2D(2));
+  layers::Pooling2DOptions pool;
+  pool.strides = 1;
+  pool.padding = "same";
+  model.add(layers::AveragePooling2D(3, pool));
+  const auto all = model.layers();
+  CHECK(all[0]->name() == "conv2d");
+  CHECK(all[1]->name() == "max_pooling2d");
+  CHECK(all[2]->name() == "average_pooling2d");
+  // SAME: ceil(9 / 2) = 5 rows, 8 columns; pooled 2x2 VALID: 2 x 4; then SAME stride 1 keeps it.
+  CHECK(keras::to_string(*all[0]->output_shape()) == "(None, 5, 8, 4)");
+  CHECK(keras::to_string(*all[1]->output_shape()) == "(None, 2, 4, 4)");
+  CHECK(keras::to_string(*all[2]->output_shape()) == "(None, 2, 4, 4)");
+  CHECK(all[0]->count_params() == 3 * 2 * 3 * 4 + 4);
+  CHECK(all[0]->weights()[0].shape() == eagle::Shape{3, 2, 3, 4});  // HWIO
+  const Tensor x = eagle::random_uniform({2, 9, 8, 3}, -1, 1, eagle::kFloat32, 5);
+  const Tensor y = model(x);
+  CHECK(y.shape() == eagle::Shape{2, 2, 4, 4});
+  // The same computation from the ops.
+  const auto w = all[0]->get_weights();
+  const Tensor conv = eagle::relu(eagle::nn::conv2d(x, w[0], {{2, 1}, "SAME"}) + w[1]);
+  const Tensor want = eagle::nn::avg_pool2d(eagle::nn::max_pool2d(conv),
+                                            {{3, 3}, std::array<std::int64_t, 2>{1, 1}, "SAME"});
+  const auto got_values = y.to_vector<float>(), want_values = want.to_vector<float>();
+  REQUIRE(got_values.size() == want_values.size());
+  for (std::size_t i = 0; i < got_values.size(); ++i) {
+    CHECK(got_values[i] == Approx(want_values[i]).margin(1e-6));
+  }
+
+  CHECK_THROWS_MATCHES(layers::Conv2D(4, 3, {},
+                                      [] {
+                                        layers::Conv2DOptions o;
+                                        o.padding = "full";
+                                        return o;
+                                      }()),
+                       eagle::InvalidArgumentError,
+                       Catch::Message("The `padding` argument must be a list/tuple or one of "
+                                      "\"valid\", \"same\" (or \"causal\", only for `Conv1D). "
+                                      "Received: full"));
+  CHECK_THROWS_MATCHES(layers::Conv2D(0, 3), eagle::InvalidArgumentError,
+                       Catch::Message("Invalid value for argument `filters`. Expected a strictly "
+                                      "positive value. Received filters=0."));
+  // The two refused layers above took their names first (conv2d_1, conv2d_2), as Keras's do.
+  layers::Conv2D big(2, 5);
+  CHECK_THROWS_MATCHES(big(eagle::zeros({1, 3, 3, 1})), eagle::InvalidArgumentError,
+                       Catch::Message("One of the dimensions in the output is <= 0 due to "
+                                      "downsampling in conv2d_3. Consider increasing the input "
+                                      "size. Received input shape (None, 3, 3, 1) which would "
+                                      "produce output shape with a zero or negative value in a "
+                                      "dimension."));
+}
+
+TEST_CASE(
+    "keras: BatchNormalization normalizes by the batch while training, moves its statistics") {
+  keras::backend::clear_session();
+  // Channel 0: 1, 3 (mean 2, biased variance 1, unbiased 2); channel 1: 2, 6 (4, 4, 8).
+  const Tensor x4 = eagle::constant({1.f, 2.f, 3.f, 6.f}, eagle::Shape{2, 1, 1, 2});
+  layers::BatchNormalization fused;
+  const Tensor y = fused(x4, /*training=*/true);
+  const float s0 = 1.f / std::sqrt(1.001f), s1 = 2.f / std::sqrt(4.001f);
+  const auto yv = y.to_vector<float>();
+  const std::vector<float> want_y = {-s0, -s1, s0, s1};
+  for (int i = 0; i < 4; ++i) CHECK(yv[i] == Approx(want_y[i]).epsilon(1e-5));
+  // Keras's fused path: the moving variance takes the Bessel-corrected batch variance.
+  const auto mm = fused.moving_mean().read_value().to_vector<float>();
+  CHECK(mm[0] == Approx(0.02f));
+  CHECK(mm[1] == Approx(0.04f));
+  const auto mv = fused.moving_variance().read_value().to_vector<float>();
+  CHECK(mv[0] == Approx(0.99f + 0.01f * 2));
+  CHECK(mv[1] == Approx(0.99f + 0.01f * 8));
+  CHECK(fused.weights().size() == 4);
+  CHECK(fused.trainable_variables().size() == 2);
+  // Inference: the moving statistics.
+  const auto yi = fused(x4, false).to_vector<float>();
+  CHECK(yi[0] == Approx((1.f - 0.02f) / std::sqrt(mv[0] + 0.001f)).epsilon(1e-5));
+
+  // Rank 2: moments, whose variance is the biased one (Keras 2's non-fused path).
+  layers::BatchNormalization plain;
+  (void)plain(eagle::constant({1.f, 2.f, 3.f, 6.f}, eagle::Shape{2, 2}), true);
+  const auto mv2 = plain.moving_variance().read_value().to_vector<float>();
+  CHECK(mv2[0] == Approx(0.99f + 0.01f * 1));
+  CHECK(mv2[1] == Approx(0.99f + 0.01f * 4));
+  CHECK(plain.name() == "batch_normalization_1");
+}

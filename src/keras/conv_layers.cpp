@@ -124,21 +124,34 @@ TensorShape Conv2D::compute_output_shape(const TensorShape& input_shape) const {
 
 // ---- Pooling ------------------------------------------------------------------------------------
 
+namespace {
+
+// Keras's Pooling2D base: the arguments checked once for both layers.
+void check_pooling(const Size2& pool_size, const Size2& strides) {
+  check_positive(pool_size, "pool_size");
+  check_positive(strides, "strides");
+}
+
+nn::Pool2DOptions pool_options(const Size2& pool_size, const Size2& strides, bool same) {
+  return {{pool_size.rows, pool_size.cols},
+          std::array<std::int64_t, 2>{strides.rows, strides.cols},
+          pad_name(same)};
+}
+
+}  // namespace
+
 MaxPooling2D::MaxPooling2D(Size2 pool_size, Pooling2DOptions options)
     : Layer("MaxPooling2D", options.name),
       pool_size_(pool_size),
       strides_(options.strides.value_or(pool_size)),
       same_(is_same_padding(options.padding)) {
-  check_positive(pool_size_, "pool_size");
-  check_positive(strides_, "strides");
+  check_pooling(pool_size_, strides_);
   if (options.input_shape) set_input_shape(*options.input_shape);
   set_input_spec({4, {}});
 }
 
 Tensor MaxPooling2D::call(const Tensor& inputs, bool /*training*/) {
-  return nn::max_pool2d(inputs, {{pool_size_.rows, pool_size_.cols},
-                                 std::array<std::int64_t, 2>{strides_.rows, strides_.cols},
-                                 pad_name(same_)});
+  return nn::max_pool2d(inputs, pool_options(pool_size_, strides_, same_));
 }
 
 TensorShape MaxPooling2D::compute_output_shape(const TensorShape& input_shape) const {
@@ -150,16 +163,13 @@ AveragePooling2D::AveragePooling2D(Size2 pool_size, Pooling2DOptions options)
       pool_size_(pool_size),
       strides_(options.strides.value_or(pool_size)),
       same_(is_same_padding(options.padding)) {
-  check_positive(pool_size_, "pool_size");
-  check_positive(strides_, "strides");
+  check_pooling(pool_size_, strides_);
   if (options.input_shape) set_input_shape(*options.input_shape);
   set_input_spec({4, {}});
 }
 
 Tensor AveragePooling2D::call(const Tensor& inputs, bool /*training*/) {
-  return nn::avg_pool2d(inputs, {{pool_size_.rows, pool_size_.cols},
-                                 std::array<std::int64_t, 2>{strides_.rows, strides_.cols},
-                                 pad_name(same_)});
+  return nn::avg_pool2d(inputs, pool_options(pool_size_, strides_, same_));
 }
 
 TensorShape AveragePooling2D::compute_output_shape(const TensorShape& input_shape) const {
