@@ -52,7 +52,10 @@ class WorkerContext {
   std::vector<Tensor> values_;
 };
 
-// Computes one step's scalar floating loss from context.value(v) and the worker's data.
+// Computes one step's scalar floating loss from context.value(v) and the worker's data. It is
+// called from every worker's thread at once (one at a time when deterministic), so what it
+// shares between workers must be safe to use from several threads (eagle's tensors, variables
+// and ops are).
 using WorkerLossFn = std::function<Tensor(const WorkerContext& context)>;
 
 // One applied update.
