@@ -11,6 +11,7 @@
 // GFLOP/s = 2 m n k / time. Every provider's result must match cblas_sgemm's to a relative error
 // (2-norm) under 1e-5. Run with OMP_WAIT_POLICY=PASSIVE (as bench/compare does): libgomp's
 // spinning workers (oneDNN) would otherwise steal the two cores from OpenBLAS's threads.
+// bench/gemm_peers.py times the same shapes in NumPy, TensorFlow and JAX.
 #include <cblas.h>
 #include <omp.h>
 
