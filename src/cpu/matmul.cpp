@@ -5,12 +5,13 @@
 // oneDNN, on oneDNN's dnnl_sgemm (cpu/onednn/onednn_matmul.*). EAGLE_MATMUL_PROVIDER=openblas |
 // onednn | auto chooses once per process, when the kernels are registered; auto (or unset) is
 // oneDNN when built. The rule is measured, not guessed (bench/gemm_providers.cpp, docs/
-// performance.md "GEMM providers"): on the dev VM (AMD EPYC with AVX-512) Debian's OpenBLAS
-// 0.3.21 does not know the CPU and runs its Haswell (AVX2) kernels, while oneDNN dispatches on
-// the ISA and runs AVX-512 ones: 1.8-2.0x OpenBLAS's GFLOP/s from [32,784]x[784,256] to 4096^3
-// on one thread, and within 0.3 us of it on the products under a microsecond. dnnl_sgemm rather
-// than a cached matmul primitive: as fast or faster on every shape measured (6 us against 10 us
-// for [1,784]x[784,256], 562 ms against 647 ms for 4096^3) and with nothing to cache.
+// performance.md "GEMM providers"): on the dev VM (AMD Zen 5, AVX-512) oneDNN's sgemm was faster
+// than OpenBLAS 0.3.21, or within a few percent, on every shape: 1.8-2.0x its Haswell kernels
+// (the VM sets OPENBLAS_CORETYPE=Haswell), 1.0-1.8x its own AVX-512 choice (Cooperlake) at the
+// MLP's batch 32 and 512 and 0.98-1.10x on squares, within about a microsecond at batch 1.
+// dnnl_sgemm rather than a cached matmul primitive: within a few percent of it on mid-size
+// products, faster on small ones and the largest (4 against 10 us for [1,784]x[784,256], 838
+// against 968 ms for 4096^3), and with nothing to cache.
 // float64 stays on OpenBLAS (oneDNN has no dgemm); integers use the blocked loops below.
 #include "cpu/matmul.hpp"
 
