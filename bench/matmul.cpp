@@ -6,6 +6,8 @@
 //
 // GFLOP/s = 2 b n^3 / time. ratio = cblas time / eagle time (higher is better for eagle).
 // eagle allocates its output per call, as an eager op does; cblas writes a reused buffer.
+// eagle's float32 products run on oneDNN when built (Note [Matmul providers]): then the ratio
+// compares the providers; EAGLE_MATMUL_PROVIDER=openblas measures eagle's own overhead.
 // The eagle result must match cblas to a relative error (2-norm) under 1e-5. Inputs are the
 // shared ones of bench/compare (Note [Shared benchmark inputs]).
 #include <cblas.h>

@@ -58,6 +58,19 @@ for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_ov
   grep -v '^{' "$log" || true          # the table to the terminal
   rm -f "$log"
 done
+# The GEMM providers (built only with oneDNN): OpenBLAS, oneDNN and eagle on the same shapes.
+if [[ -x "$build/bench/bench_gemm_providers" ]]; then
+  echo
+  echo "## bench_gemm_providers ${args[*]:-}"
+  log="$(mktemp)"
+  if "$build/bench/bench_gemm_providers" "${args[@]}" > "$log"; then :; else
+    echo "bench_gemm_providers FAILED (exit $?)" >&2
+    status=1
+  fi
+  grep '^{' "$log" >> "$out" || true
+  grep -v '^{' "$log" || true
+  rm -f "$log"
+fi
 echo
 echo "# $(wc -l < "$out") JSON lines in $out"
 exit "$status"

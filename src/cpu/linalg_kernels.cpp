@@ -55,6 +55,7 @@ void register_linalg_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kMatMul, DeviceType::kCPU, MatMulKernel>(table);
   kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kCPU, MatMulKernel>(table);
   kernels::register_op<OpId::kAddN, DeviceType::kCPU, AddNKernel>(table);
+  set_matmul_provider(choose_matmul_provider());  // Note [Matmul providers]
 }
 
 }  // namespace eagle::cpu

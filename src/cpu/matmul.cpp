@@ -1,8 +1,26 @@
+// Note [Matmul providers]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// float32 products (MatMul, BatchMatMulV2, Einsum and the reference convolutions' GEMMs, and
+// float16/bfloat16 through float32) run on OpenBLAS's cblas_sgemm or, when eagle is built with
+// oneDNN, on oneDNN's dnnl_sgemm (cpu/onednn/onednn_matmul.*). EAGLE_MATMUL_PROVIDER=openblas |
+// onednn | auto chooses once per process, when the kernels are registered; auto (or unset) is
+// oneDNN when built. The rule is measured, not guessed (bench/gemm_providers.cpp, docs/
+// performance.md "GEMM providers"): on the dev VM (AMD Zen 5, AVX-512) oneDNN's sgemm was faster
+// than OpenBLAS 0.3.21, or within a few percent, on every shape: 1.8-2.0x its Haswell kernels
+// (the VM sets OPENBLAS_CORETYPE=Haswell), 1.0-1.8x its own AVX-512 choice (Cooperlake) at the
+// MLP's batch 32 and 512 and 0.98-1.10x on squares, within about a microsecond at batch 1.
+// dnnl_sgemm rather than a cached matmul primitive: within a few percent of it on mid-size
+// products, faster on small ones and the largest (4 against 10 us for [1,784]x[784,256], 838
+// against 968 ms for 4096^3), and with nothing to cache.
+// float64 stays on OpenBLAS (oneDNN has no dgemm); integers use the blocked loops below.
 #include "cpu/matmul.hpp"
 
 #include <cblas.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -11,11 +29,16 @@
 #include "cpu/layout.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/half.hpp"
+#if defined(EAGLE_WITH_ONEDNN)
+#include "cpu/onednn/onednn_matmul.hpp"
+#endif
 
 namespace eagle::cpu {
 namespace {
 
 using std::int64_t;
+
+std::atomic<bool> float32_on_onednn{false};  // Note [Matmul providers]
 
 template <class T>
 struct Unsigned {
@@ -26,6 +49,12 @@ struct Unsigned {
 // [n, k] when tb). Row-major, leading dimensions are the stored row lengths.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
           float* c) {
+#if defined(EAGLE_WITH_ONEDNN)
+  if (float32_on_onednn.load(std::memory_order_relaxed)) {
+    onednn::sgemm(ta, tb, m, n, k, a, b, c);
+    return;
+  }
+#endif
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a,
               static_cast<blasint>(std::max<int64_t>(1, ta ? m : k)), b,
@@ -169,6 +198,40 @@ std::unique_ptr<float[]> to_float(const H* x, int64_t n) {
 }
 
 }  // namespace
+
+std::vector<std::string> built_matmul_providers() {
+#if defined(EAGLE_WITH_ONEDNN)
+  return {"openblas", "onednn"};
+#else
+  return {"openblas"};
+#endif
+}
+
+std::string choose_matmul_provider() {
+  const std::vector<std::string> built = built_matmul_providers();
+  const char* env = std::getenv("EAGLE_MATMUL_PROVIDER");
+  if (env == nullptr || *env == '\0' || std::string(env) == "auto") return built.back();
+  const std::string want = env;
+  if (std::find(built.begin(), built.end(), want) == built.end()) {
+    throw InvalidArgumentError(
+        fmt::format("EAGLE_MATMUL_PROVIDER={}: this build of eagle has the matmul providers {} "
+                    "(or auto)",
+                    want, fmt::join(built, ", ")));
+  }
+  return want;
+}
+
+void set_matmul_provider(const std::string& provider) {
+  const std::vector<std::string> built = built_matmul_providers();
+  if (std::find(built.begin(), built.end(), provider) == built.end()) {
+    throw InvalidArgumentError(fmt::format("no matmul provider {} in this build", provider));
+  }
+  float32_on_onednn.store(provider == "onednn", std::memory_order_relaxed);
+}
+
+std::string active_matmul_provider() {
+  return float32_on_onednn.load(std::memory_order_relaxed) ? "onednn" : "openblas";
+}
 
 template <class T>
 void matmul(const T* a, const Shape& a_shape, const T* b, const Shape& b_shape, bool transpose_a,

@@ -1,8 +1,11 @@
-// Matrix products on the CPU: OpenBLAS for float32/float64, blocked loops for integers,
-// float16/bfloat16 through float32 GEMM.
+// Matrix products on the CPU: OpenBLAS or oneDNN for float32 (Note [Matmul providers] in
+// matmul.cpp), OpenBLAS for float64, blocked loops for integers, float16/bfloat16 through
+// float32 GEMM.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "eagle/shape.hpp"
 
@@ -15,5 +18,15 @@ namespace eagle::cpu {
 template <class T>
 void matmul(const T* a, const Shape& a_shape, const T* b, const Shape& b_shape, bool transpose_a,
             bool transpose_b, T* out, const Shape& out_shape);
+
+// The float32 GEMM providers this build has: "openblas" always, "onednn" when built with oneDNN.
+std::vector<std::string> built_matmul_providers();
+// EAGLE_MATMUL_PROVIDER (auto, onednn, openblas); auto (or unset) is oneDNN when built.
+// InvalidArgumentError for a provider this build lacks or an unknown name.
+std::string choose_matmul_provider();
+// Makes `provider` (one of built_matmul_providers()) serve every later float32 product.
+void set_matmul_provider(const std::string& provider);
+// The provider serving float32 products in this process.
+std::string active_matmul_provider();
 
 }  // namespace eagle::cpu
