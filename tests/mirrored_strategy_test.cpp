@@ -342,6 +342,23 @@ TEST_CASE("construction on logical CPUs and from LogicalDevice objects") {
             "allreduce.",
             "INFO:eagle:Using MirroredStrategy with devices ('" + kCpu0 + "', '" + kCpu1 + "')"});
   CHECK(strategy.devices() == std::vector<std::string>{kCpu0, kCpu1});
+  // ReductionToOneDevice's INFO line (TensorFlow logs its first 10).
+  const Tensor sum =
+      strategy.reduce(ReduceOp::kSum, strategy.split_batch(eagle::constant({1.0f, 2.0f})));
+  CHECK(values(sum) == std::vector<float>{3});
+  CHECK(log.take() == std::vector<std::string>{"INFO:eagle:Reduce to " + kCpu0 +
+                                               " then broadcast to ('" + kCpu0 + "',)."});
+  Variable w;
+  eagle::optimizers::SGD sgd(eagle::optimizers::SGDOptions{1.0});
+  {
+    auto scope = strategy.scope();
+    w = Variable(eagle::constant(1.0f), {"w"});
+  }
+  strategy.run([&] { sgd.apply_gradients({{eagle::constant(0.5f), w}}); });
+  CHECK(w.read_value().item<float>() == 0.0f);
+  CHECK(log.take() ==
+        std::vector<std::string>{"INFO:eagle:Reduce to " + kCpu0 + " then broadcast to ('" + kCpu0 +
+                                 "', '" + kCpu1 + "')."});
 }
 
 TEST_CASE("construction errors: duplicates, unknown devices, empty, remote, malformed") {

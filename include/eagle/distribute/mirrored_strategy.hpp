@@ -55,6 +55,7 @@ class ReplicaContext {
 const ReplicaContext* get_replica_context();
 
 // Opens MirroredStrategy::scope(): while it lives, variables created on this thread are mirrored.
+// It must end before its strategy is destroyed.
 class [[nodiscard]] StrategyScope {
  public:
   ~StrategyScope();
