@@ -107,15 +107,17 @@ class DistributedDataset::Iterator {
 // Synchronous training on several devices of this process:
 //
 //   eagle::distribute::MirroredStrategy strategy({"GPU:0", "GPU:1"});
-//   std::optional<eagle::keras::...> model;  // or plain variables:
-//   auto scope = strategy.scope();
-//   eagle::Variable w(eagle::zeros({784, 10}), {"w"});   // mirrored: one component per device
+//   eagle::Variable w;
+//   {
+//     auto scope = strategy.scope();
+//     w = eagle::Variable(eagle::zeros({784, 10}), {"w"});  // mirrored: a component per device
+//   }
 //   eagle::optimizers::SGD sgd;
-//   auto losses = strategy.run([&](const ReplicaContext& ctx, const Tensor& x, const Tensor& y) {
+//   auto losses = strategy.run([&](const Tensor& x, const Tensor& y) {
 //     eagle::GradientTape tape;
 //     Tensor loss = eagle::nn::compute_average_loss(per_example_loss(x, y, w), kGlobalBatch);
 //     auto grads = tape.gradient(loss, {w});
-//     sgd.apply_gradients({{grads[0], w}});   // all-reduces the gradients (sum), then updates
+//     sgd.apply_gradients({{grads[0], w}});  // all-reduces the gradients (sum), then updates
 //     return loss;
 //   }, strategy.split_batch(x_global), strategy.split_batch(y_global));
 //   Tensor loss = strategy.reduce(ReduceOp::kSum, losses);
