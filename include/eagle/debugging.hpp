@@ -20,6 +20,13 @@ bool get_log_device_placement();
 // Replaces the sink (default: one line to stderr). An empty function restores the default.
 void set_log_sink(LogSink sink);
 
+// The least severe of eagle's own messages that are logged, as Python's
+// tf.get_logger().setLevel("INFO"): kWarning by default, kInfo adds the INFO lines (such as
+// MirroredStrategy's "Using MirroredStrategy with devices ..."). The placement log has its own
+// switch, set_log_device_placement, and ignores this one.
+void set_log_level(LogLevel level);
+LogLevel get_log_level();
+
 // tf.debugging.check_numerics (CheckNumerics): `tensor` itself when every value is finite, else
 // InvalidArgumentError "<message> : Tensor had NaN values" (Inf, "Inf and NaN"). Floating dtypes
 // only. Its gradient checks the gradient the same way ("Not a number (NaN) or infinity (Inf)

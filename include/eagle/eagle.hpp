@@ -25,3 +25,5 @@
 #include "eagle/ops/nn_activations.hpp"
 #include "eagle/ops/nn_losses.hpp"
 #include "eagle/ops/nn_normalization.hpp"
+// Training on several devices (eagle::distribute).
+#include "eagle/distribute.hpp"

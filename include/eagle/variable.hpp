@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,10 +68,21 @@ class Variable {
   // The id of the variable's handle: what a GradientTape watches (stable for its life).
   std::uint64_t id() const;
 
+  // Mirrored variables (created under a distribute::MirroredStrategy's scope(), SEMANTICS §12)
+  // have one component per replica device. Reads, device(), id() and gradients resolve to the
+  // component of the replica function running on this thread, to component 0 elsewhere;
+  // assign*() outside a replica function updates every component, and inside one is an error
+  // (an optimizer's apply_gradients is the way to update them there).
+  bool is_mirrored() const;
+  // The components, in replica order, as plain variables ({*this} when not mirrored).
+  std::vector<Variable> components() const;
+
  private:
   friend struct detail::VariableAccess;
   explicit Variable(std::shared_ptr<detail::VariableState> state) : state_(std::move(state)) {}
-  const detail::VariableState& state() const;
+  const detail::VariableState& state() const { return *resolved(); }
+  // One branch on the non-mirrored path.
+  const std::shared_ptr<detail::VariableState>& resolved() const;
   std::shared_ptr<detail::VariableState> state_;
 };
 

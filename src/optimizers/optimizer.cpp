@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/strategy_runtime.hpp"
 #include "eagle/config.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/gradient_tape.hpp"
@@ -12,6 +13,7 @@
 #include "eagle/optimizers.hpp"
 #include "eagle/scope.hpp"
 #include "runtime/log_sink.hpp"
+#include "variables/variable_state.hpp"
 
 namespace eagle::optimizers {
 namespace {
@@ -85,24 +87,49 @@ std::int64_t Optimizer::iterations() const {
 
 double Optimizer::learning_rate() const { return learning_rate_.at(iterations()); }
 
+std::uint64_t Optimizer::slot_key(const Variable& variable) {
+  // A mirrored variable's slots are found from any replica: keyed by its first component.
+  const auto& handle = detail::VariableAccess::handle(variable);
+  if (handle && handle->mirrored) return handle->mirrored->components.front()->buffer.id();
+  return variable.id();
+}
+
 const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
-  auto it = slots_.find(variable.id());
+  auto it = slots_.find(slot_key(variable));
   if (it != slots_.end()) return it->second;
   std::vector<Variable> slots;
   const std::string base = variable.name().substr(0, variable.name().rfind(':'));
-  // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under.
-  auto scope = device(variable.device());
-  for (const std::string& slot : slot_names()) {
-    slots.emplace_back(fill(variable.shape(), slot_initial_value(slot), variable.dtype()),
-                       VariableOptions{name_ + "/" + base + "/" + slot, false});
+  const auto& handle = detail::VariableAccess::handle(variable);
+  if (handle->mirrored) {
+    // Slots of a mirrored variable are mirrored over the same devices, whatever strategy scope
+    // (or none) this step runs under: they cannot end up under another strategy than their
+    // variable (tensorflow#41768).
+    const detail::MirroredComponents& m = *handle->mirrored;
+    for (const std::string& slot : slot_names()) {
+      Tensor initial;
+      {
+        auto scope = device(m.devices.front());
+        initial = fill(variable.shape(), slot_initial_value(slot), variable.dtype());
+      }
+      slots.push_back(detail::make_mirrored_variable(
+          initial, VariableOptions{name_ + "/" + base + "/" + slot, false}, m.strategy_id,
+          m.devices));
+    }
+  } else {
+    // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under.
+    auto scope = device(variable.device());
+    for (const std::string& slot : slot_names()) {
+      slots.emplace_back(fill(variable.shape(), slot_initial_value(slot), variable.dtype()),
+                         VariableOptions{name_ + "/" + base + "/" + slot, false});
+    }
   }
-  return slots_.emplace(variable.id(), std::move(slots)).first->second;
+  return slots_.emplace(slot_key(variable), std::move(slots)).first->second;
 }
 
 Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_name) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::vector<std::string> names = slot_names();
-  auto it = slots_.find(variable.id());
+  auto it = slots_.find(slot_key(variable));
   for (std::size_t i = 0; it != slots_.end() && i < names.size(); ++i) {
     if (names[i] == slot_name) return it->second[i];
   }
@@ -111,11 +138,15 @@ Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_n
 }
 
 void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars) {
+  distribute::detail::ReplicaThread* const replica = distribute::detail::current_replica_thread();
   // Check everything before any variable changes.
   std::vector<std::pair<Tensor, Variable>> updates;
   std::vector<std::string> missing;
+  bool any_mirrored = false;
   for (const auto& [grad, var] : grads_and_vars) {
     if (!var.defined()) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+    if (replica != nullptr) check_replica_variable(*replica, var);
+    any_mirrored = any_mirrored || var.is_mirrored();
     if (!grad || !grad->defined()) {
       missing.push_back(var.name());
       continue;
@@ -145,13 +176,56 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
     throw InvalidArgumentError(
         fmt::format("No gradients provided for any variable: {}.", names_of(missing)));
   }
-  if (!missing.empty()) {
+  if (!missing.empty() && (replica == nullptr || replica->replica_id == 0)) {
     runtime::emit_log(debugging::LogLevel::kWarning,
                       fmt::format("Gradients do not exist for variables {} when minimizing the "
                                   "loss. If you're using `model.compile()`, did you forget to "
                                   "provide a `loss` argument?",
                                   names_of(missing)));
   }
+  if (replica != nullptr) {
+    apply_in_replica(*replica, updates);
+    return;
+  }
+  clip_gradients(updates);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const double lr = learning_rate_.at(iterations_);
+  const std::int64_t step = iterations_ + 1;
+  for (const auto& [g, v] : updates) {
+    if (!any_mirrored || !v.is_mirrored()) {
+      apply_one(v, slots_for(v), g, lr, step);
+      continue;
+    }
+    // Outside a replica function: the same update on every component.
+    const std::vector<Variable> components = v.components();
+    const std::vector<Variable>& slots = slots_for(v);
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      std::vector<Variable> component_slots;
+      for (const Variable& s : slots) component_slots.push_back(s.components()[i]);
+      const Variable& component = components[i];
+      Tensor local = g;
+      if (g.device() != component.device()) {
+        auto scope = device(component.device());
+        local = identity(g);
+      }
+      apply_one(component, component_slots, local, lr, step);
+    }
+  }
+  ++iterations_;
+}
+
+void Optimizer::check_replica_variable(const distribute::detail::ReplicaThread& replica,
+                                       const Variable& var) {
+  const auto& handle = detail::VariableAccess::handle(var);
+  if (handle->mirrored && handle->mirrored->strategy_id == replica.runtime->id()) return;
+  throw InvalidArgumentError(fmt::format(
+      "apply_gradients in replica {} on {}: variable '{}' was not created under this "
+      "MirroredStrategy's scope(), so its replicas cannot update it in sync. Create it (the model) "
+      "inside `with strategy.scope()`: auto scope = strategy.scope();",
+      replica.replica_id, replica.context.device(), var.name()));
+}
+
+void Optimizer::clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates) const {
   // Keras's order: clipnorm, global_clipnorm, clipvalue.
   if (clip_.clipnorm) {
     for (auto& [g, v] : updates) g = clip_by_norm(g, *clip_.clipnorm);
@@ -172,11 +246,49 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
       g = clip_by_value(g, scalar_like(g, -*clip_.clipvalue), scalar_like(g, *clip_.clipvalue));
     }
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  const double lr = learning_rate_.at(iterations_);
-  const std::int64_t step = iterations_ + 1;
-  for (const auto& [g, v] : updates) apply_one(v, slots_for(v), g, lr, step);
-  ++iterations_;
+}
+
+// In a replica function (Note [Mirrored variables and the all-reduce rendezvous]): all-reduce the
+// gradients (sum), clip the sums (Keras clips after aggregation), update this replica's
+// components on this thread.
+void Optimizer::apply_in_replica(distribute::detail::ReplicaThread& replica,
+                                 std::vector<std::pair<Tensor, Variable>>& updates) {
+  // Read before the rendezvous, which advances iterations once all replicas have arrived: every
+  // replica sees the same step.
+  std::int64_t iterations = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    iterations = iterations_;
+  }
+  const double lr = learning_rate_.at(iterations);
+  const std::int64_t step = iterations + 1;
+  std::vector<Tensor> grads;
+  std::vector<std::string> names;
+  for (const auto& [g, v] : updates) {
+    grads.push_back(g);
+    names.push_back(v.name());
+  }
+  const std::vector<Tensor> reduced =
+      distribute::detail::all_reduce_gradients(replica, grads, names, [this] {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++iterations_;
+      });
+  for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = reduced[i];
+  clip_gradients(updates);
+  const auto r = static_cast<std::size_t>(replica.replica_id);
+  for (const auto& [g, v] : updates) {
+    std::vector<Variable> component_slots;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const Variable& s : slots_for(v)) {
+        component_slots.push_back(detail::VariableAccess::wrap(
+            detail::VariableAccess::handle(s)->mirrored->components[r]));
+      }
+    }
+    const Variable component =
+        detail::VariableAccess::wrap(detail::VariableAccess::handle(v)->mirrored->components[r]);
+    apply_one(component, component_slots, g, lr, step);
+  }
 }
 
 void Optimizer::minimize(const std::function<Tensor()>& loss,

@@ -1,5 +1,6 @@
 #include "runtime/log_sink.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -22,7 +23,15 @@ void write_stderr(debugging::LogLevel level, std::string_view line) {
   std::fwrite(text.data(), 1, text.size(), stderr);  // one call: lines from threads don't mix
 }
 
+std::atomic<debugging::LogLevel> g_log_level{debugging::LogLevel::kWarning};
+
 }  // namespace
+
+void emit_info(std::string_view line) {
+  if (g_log_level.load(std::memory_order_relaxed) == debugging::LogLevel::kInfo) {
+    emit_log(debugging::LogLevel::kInfo, line);
+  }
+}
 
 void emit_log(debugging::LogLevel level, std::string_view line) {
   std::shared_ptr<const debugging::LogSink> sink;
@@ -44,6 +53,9 @@ namespace eagle::debugging {
 
 void set_log_device_placement(bool enabled) { runtime::g_log_device_placement.store(enabled); }
 bool get_log_device_placement() { return runtime::g_log_device_placement.load(); }
+
+void set_log_level(LogLevel level) { runtime::g_log_level.store(level); }
+LogLevel get_log_level() { return runtime::g_log_level.load(); }
 
 void set_log_sink(LogSink sink) {
   auto shared = sink ? std::make_shared<const LogSink>(std::move(sink)) : nullptr;

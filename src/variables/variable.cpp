@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 
 #include "autodiff/tape.hpp"
+#include "distribute/strategy_runtime.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/scope.hpp"
 #include "format_array.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/dispatcher.hpp"
@@ -55,31 +57,113 @@ void check_update(OpId op, const detail::VariableState& state, const Tensor& val
                                      buffer.shape().to_string(), value.shape().to_string()));
 }
 
-}  // namespace
-
-Variable::Variable(const Tensor& initial_value, VariableOptions options) {
-  ops::check_defined(initial_value, OpId::kVarHandleOp);
+std::shared_ptr<detail::VariableState> make_state(const Tensor& initial_value, std::string name,
+                                                  bool trainable) {
   auto state = std::make_shared<detail::VariableState>();
-  state->name = std::move(options.name);
-  state->trainable = options.trainable;
+  state->name = std::move(name);
+  state->trainable = trainable;
   const TensorSpec spec{initial_value.shape(), initial_value.dtype()};
   state->buffer =
       runtime::execute1(OpCall{OpId::kVarHandleOp, initial_value.dtype(), nullptr, 0, &spec, 1});
   run_on_buffer(OpId::kAssignVariableOp, *state, &initial_value);
-  state_ = std::move(state);
+  return state;
+}
+
+// Component i of a mirrored variable in replica i's function; component 0 elsewhere.
+const std::shared_ptr<detail::VariableState>& resolve_component(
+    const detail::VariableState& proxy) {
+  const detail::MirroredComponents& m = *proxy.mirrored;
+  const distribute::detail::ReplicaThread* replica = distribute::detail::current_replica_thread();
+  if (replica == nullptr) return m.components.front();
+  if (replica->runtime->id() != m.strategy_id) {
+    throw InvalidArgumentError(fmt::format(
+        "Variable '{}:0' is mirrored by another MirroredStrategy than the one running this "
+        "replica function (replica {} on {})",
+        proxy.name, replica->replica_id, replica->context.device()));
+  }
+  return m.components[static_cast<std::size_t>(replica->replica_id)];
+}
+
+// What an assignment writes: the variable, or every component of a mirrored one outside a
+// replica function. Inside one, a mirrored variable's assignment would make its components
+// differ: TensorFlow's error (it would need an aggregation, which eagle's optimizers do).
+std::vector<const detail::VariableState*> update_targets(
+    const Variable& v, const std::shared_ptr<detail::VariableState>& handle) {
+  if (!handle) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+  if (!handle->mirrored) return {handle.get()};
+  if (const auto* replica = distribute::detail::current_replica_thread()) {
+    throw InvalidArgumentError(fmt::format(
+        "You must specify an aggregation method to update a MirroredVariable in Replica Context: "
+        "variable '{}' is mirrored, and assigning it in replica {} alone would make its "
+        "components differ. Update it outside strategy.run, or with an optimizer's "
+        "apply_gradients",
+        v.name(), replica->replica_id));
+  }
+  std::vector<const detail::VariableState*> out;
+  for (const auto& c : handle->mirrored->components) out.push_back(c.get());
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+Variable make_mirrored_variable(const Tensor& initial_value, VariableOptions options,
+                                std::uint64_t strategy_id,
+                                const std::vector<std::string>& devices) {
+  auto mirrored = std::make_shared<MirroredComponents>();
+  mirrored->strategy_id = strategy_id;
+  mirrored->devices = devices;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    // TensorFlow's names: the first component keeps the name, the others add /replica_<i>.
+    std::string name = i == 0 ? options.name : fmt::format("{}/replica_{}", options.name, i);
+    auto scope = device(devices[i]);
+    mirrored->components.push_back(make_state(initial_value, std::move(name), options.trainable));
+  }
+  auto proxy = std::make_shared<VariableState>();
+  proxy->name = std::move(options.name);
+  proxy->trainable = options.trainable;
+  proxy->mirrored = std::move(mirrored);
+  return VariableAccess::wrap(std::move(proxy));
+}
+
+}  // namespace detail
+
+Variable::Variable(const Tensor& initial_value, VariableOptions options) {
+  ops::check_defined(initial_value, OpId::kVarHandleOp);
+  // Under a strategy's scope, and not in a replica function (whose threads have no scope open).
+  if (const distribute::detail::StrategyRuntime* strategy =
+          distribute::detail::current_scope_strategy()) {
+    state_ = detail::VariableAccess::handle(detail::make_mirrored_variable(
+        initial_value, std::move(options), strategy->id(), strategy->devices()));
+    return;
+  }
+  state_ = make_state(initial_value, std::move(options.name), options.trainable);
 }
 
 Variable::Variable(const TensorData& initial_value, VariableOptions options)
     : Variable(constant(initial_value), std::move(options)) {}
 
-const detail::VariableState& Variable::state() const {
+const std::shared_ptr<detail::VariableState>& Variable::resolved() const {
   if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-  return *state_;
+  if (!state_->mirrored) return state_;
+  return resolve_component(*state_);
+}
+
+bool Variable::is_mirrored() const { return state_ && state_->mirrored; }
+
+std::vector<Variable> Variable::components() const {
+  resolved();  // an undefined variable's error
+  if (!state_->mirrored) return {*this};
+  std::vector<Variable> out;
+  for (const auto& c : state_->mirrored->components) out.push_back(Variable(c));
+  return out;
 }
 
 Tensor Variable::read_value() const {
-  const detail::VariableState& s = state();
-  autodiff::variable_accessed(state_);
+  const std::shared_ptr<detail::VariableState>& resolved_state = resolved();
+  const detail::VariableState& s = *resolved_state;
+  autodiff::variable_accessed(resolved_state);
   const runtime::TensorImpl& buffer = *runtime::impl_of(s.buffer);
   const TensorSpec spec{buffer.shape(), buffer.dtype()};
   Tensor value;
@@ -91,31 +175,47 @@ Tensor Variable::read_value() const {
 }
 
 const Variable& Variable::assign(const Tensor& value) const {
-  const detail::VariableState& s = state();
-  check_update(OpId::kAssignVariableOp, s, value);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
-  run_on_buffer(OpId::kAssignVariableOp, s, &value);
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    check_update(OpId::kAssignVariableOp, *s, value);
+  }
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    std::unique_lock<std::shared_mutex> lock(s->mutex);
+    run_on_buffer(OpId::kAssignVariableOp, *s, &value);
+  }
   return *this;
 }
 
 const Variable& Variable::assign_add(const Tensor& delta) const {
-  const detail::VariableState& s = state();
-  check_update(OpId::kAssignAddVariableOp, s, delta);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
-  run_on_buffer(OpId::kAssignAddVariableOp, s, &delta);
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    check_update(OpId::kAssignAddVariableOp, *s, delta);
+  }
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    std::unique_lock<std::shared_mutex> lock(s->mutex);
+    run_on_buffer(OpId::kAssignAddVariableOp, *s, &delta);
+  }
   return *this;
 }
 
 const Variable& Variable::assign_sub(const Tensor& delta) const {
-  const detail::VariableState& s = state();
-  check_update(OpId::kAssignSubVariableOp, s, delta);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
-  run_on_buffer(OpId::kAssignSubVariableOp, s, &delta);
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    check_update(OpId::kAssignSubVariableOp, *s, delta);
+  }
+  for (const detail::VariableState* s : update_targets(*this, state_)) {
+    std::unique_lock<std::shared_mutex> lock(s->mutex);
+    run_on_buffer(OpId::kAssignSubVariableOp, *s, &delta);
+  }
   return *this;
 }
 
-std::string Variable::name() const { return state().name + ":0"; }
-bool Variable::trainable() const { return state().trainable; }
+// A mirrored variable's name is its first component's, as TensorFlow's MirroredVariable.name.
+std::string Variable::name() const {
+  if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+  return state_->name + ":0";
+}
+bool Variable::trainable() const {
+  if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+  return state_->trainable;
+}
 DType Variable::dtype() const { return state().buffer.dtype(); }
 const Shape& Variable::shape() const { return state().buffer.shape(); }
 const std::string& Variable::device() const { return state().buffer.device(); }
@@ -123,6 +223,16 @@ std::uint64_t Variable::id() const { return state().buffer.id(); }
 
 std::string to_string(const Variable& v) {
   if (!v.defined()) return "<eagle.Variable (undefined)>";
+  if (v.is_mirrored()) {
+    // TensorFlow's DistributedValues repr.
+    const std::vector<Variable> components = v.components();
+    std::string out = "MirroredVariable:{\n";
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      out += fmt::format("  {}: {}{}\n", i, to_string(components[i]),
+                         i + 1 < components.size() ? "," : "");
+    }
+    return out + "}";
+  }
   const Tensor value = v.read_value();
   const std::string numpy =
       detail::format_array_repr(value.dtype(), value.shape(), detail::host_bytes(value).data());

@@ -1,0 +1,8 @@
+// eagle::distribute: training on several devices (SEMANTICS §12).
+#pragma once
+
+#include "eagle/distribute/compute_average_loss.hpp"
+#include "eagle/distribute/cross_device_ops.hpp"
+#include "eagle/distribute/mirrored_strategy.hpp"
+#include "eagle/distribute/parameter_server_training.hpp"
+#include "eagle/distribute/per_replica.hpp"
