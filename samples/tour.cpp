@@ -402,7 +402,8 @@ int main() {
   eagle::config::simulate_gpus_when_absent(4);
   // Placement lines go to stdout, in order with everything else.
   eagle::debugging::set_log_sink([](eagle::debugging::LogLevel level, std::string_view line) {
-    fmt::print("{}{}\n", level == eagle::debugging::LogLevel::kWarning ? "WARNING: " : "", line);
+    fmt::print("{}{}\n", level == eagle::debugging::LogLevel::kWarning ? "WARNING:eagle:" : "",
+               line);
   });
 
   Tour tour;

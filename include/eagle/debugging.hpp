@@ -17,7 +17,10 @@ using LogSink = std::function<void(LogLevel level, std::string_view line)>;
 void set_log_device_placement(bool enabled);
 bool get_log_device_placement();
 
-// Replaces the sink (default: one line to stderr). An empty function restores the default.
+// Replaces the sink (default: one line to stderr). An empty function restores the default. The
+// default sink prefixes warnings with "WARNING:eagle:" and INFO messages with "INFO:eagle:"
+// (Python logging's form, as TensorFlow's "WARNING:tensorflow:"); placement lines are bare. A sink
+// gets the bare line.
 void set_log_sink(LogSink sink);
 
 // The least severe of eagle's own messages that are logged, as Python's

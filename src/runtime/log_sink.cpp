@@ -14,10 +14,13 @@ namespace {
 std::mutex g_sink_mutex;
 std::shared_ptr<const debugging::LogSink> g_sink;  // null: the default stderr sink
 
-void write_stderr(debugging::LogLevel level, std::string_view line) {
+// Warnings and INFO messages carry Python logging's "LEVEL:logger:" prefix, as TensorFlow's do
+// ("WARNING:tensorflow:..."); placement lines, INFO-level but printed bare by TensorFlow's C++
+// runtime, carry none. A sink gets the bare line either way.
+void write_stderr(std::string_view prefix, std::string_view line) {
   std::string text;
-  text.reserve(line.size() + 10);
-  if (level == debugging::LogLevel::kWarning) text += "WARNING: ";
+  text.reserve(prefix.size() + line.size() + 1);
+  text.append(prefix);
   text.append(line);
   text += '\n';
   std::fwrite(text.data(), 1, text.size(), stderr);  // one call: lines from threads don't mix
@@ -25,15 +28,7 @@ void write_stderr(debugging::LogLevel level, std::string_view line) {
 
 std::atomic<debugging::LogLevel> g_log_level{debugging::LogLevel::kWarning};
 
-}  // namespace
-
-void emit_info(std::string_view line) {
-  if (g_log_level.load(std::memory_order_relaxed) == debugging::LogLevel::kInfo) {
-    emit_log(debugging::LogLevel::kInfo, line);
-  }
-}
-
-void emit_log(debugging::LogLevel level, std::string_view line) {
+void emit(debugging::LogLevel level, std::string_view line, std::string_view stderr_prefix) {
   std::shared_ptr<const debugging::LogSink> sink;
   {
     std::lock_guard<std::mutex> lock(g_sink_mutex);
@@ -43,8 +38,20 @@ void emit_log(debugging::LogLevel level, std::string_view line) {
   if (sink) {
     (*sink)(level, line);
   } else {
-    write_stderr(level, line);
+    write_stderr(stderr_prefix, line);
   }
+}
+
+}  // namespace
+
+void emit_info(std::string_view line) {
+  if (g_log_level.load(std::memory_order_relaxed) == debugging::LogLevel::kInfo) {
+    emit(debugging::LogLevel::kInfo, line, "INFO:eagle:");
+  }
+}
+
+void emit_log(debugging::LogLevel level, std::string_view line) {
+  emit(level, line, level == debugging::LogLevel::kWarning ? "WARNING:eagle:" : "");
 }
 
 }  // namespace eagle::runtime
