@@ -20,6 +20,16 @@ thread_local const StrategyRuntime* t_scope_strategy = nullptr;
 
 std::atomic<std::uint64_t> g_next_strategy_id{1};
 
+// The live strategies by id (find_strategy).
+std::mutex& registry_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::uint64_t, const MirroredStrategy*>& registry() {
+  static std::map<std::uint64_t, const MirroredStrategy*> strategies;
+  return strategies;
+}
+
 // The same error class as `error`, its message prefixed. Errors that are not eagle's travel as
 // they are.
 [[noreturn]] void rethrow_prefixed(const std::exception_ptr& error, const std::string& prefix) {
@@ -96,9 +106,21 @@ StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<s
   finished_.assign(n, false);
   threads_.reserve(n);
   for (int r = 0; r < num_replicas(); ++r) threads_.emplace_back([this, r] { worker(r); });
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry()[id_] = &strategy_;
+}
+
+const MirroredStrategy* find_strategy(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  const auto it = registry().find(id);
+  return it == registry().end() ? nullptr : it->second;
 }
 
 StrategyRuntime::~StrategyRuntime() {
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    registry().erase(id_);
+  }
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     stopping_ = true;
@@ -304,6 +326,26 @@ std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vect
     for (std::size_t j = 0; j < members.size(); ++j) {
       out[members[j]] = reshape(parts[j], grads[members[j]].shape().to_vector());
     }
+  }
+  return out;
+}
+
+std::vector<Tensor> all_reduce_mean(ReplicaThread& replica, const std::vector<Tensor>& values,
+                                    const std::vector<std::string>& names, bool contributes) {
+  // Sums of the contributions and of the contributing replicas' count, in one pack per dtype.
+  std::vector<Tensor> sent;
+  std::vector<std::string> sent_names = names;
+  sent.reserve(values.size() + 1);
+  for (const Tensor& v : values) sent.push_back(contributes ? v : zeros_like(v));
+  sent.push_back(constant(contributes ? 1.0f : 0.0f));
+  sent_names.push_back("contributing replicas");
+  const std::vector<Tensor> sums = all_reduce_gradients(replica, sent, sent_names, [] {});
+  const Tensor& count = sums.back();
+  std::vector<Tensor> out;
+  out.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    out.push_back(sums[i] /
+                  (count.dtype() == sums[i].dtype() ? count : cast(count, sums[i].dtype())));
   }
   return out;
 }

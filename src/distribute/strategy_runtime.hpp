@@ -69,6 +69,18 @@ std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vect
                                          const std::vector<std::string>& names,
                                          const std::function<void()>& once);
 
+// The mean of each value over the replicas that contribute, on this replica's device: a collective
+// every replica joins at the same point of its function, in the same order as its apply_gradients
+// calls (it takes a collective sequence number too). A replica with `contributes` false (an empty
+// batch slice) is left out of the mean rather than averaging in NaNs (Note [Keras fit under a
+// MirroredStrategy] in src/keras/distributed_step.cpp).
+std::vector<Tensor> all_reduce_mean(ReplicaThread& replica, const std::vector<Tensor>& values,
+                                    const std::vector<std::string>& names, bool contributes);
+
+// The live strategy of this id, or nullptr once it is destroyed (a model built under a strategy's
+// scope finds its strategy so, and says so when it is gone).
+const MirroredStrategy* find_strategy(std::uint64_t id);
+
 class StrategyRuntime {
  public:
   StrategyRuntime(const MirroredStrategy& strategy, std::vector<std::string> devices,
@@ -76,6 +88,7 @@ class StrategyRuntime {
   ~StrategyRuntime();
 
   std::uint64_t id() const { return id_; }
+  const MirroredStrategy& strategy() const { return strategy_; }
   const std::vector<std::string>& devices() const { return devices_; }
   int num_replicas() const { return static_cast<int>(devices_.size()); }
   CrossDeviceOps& cross_device_ops() const { return *cross_device_ops_; }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/ops.hpp"
@@ -130,6 +131,20 @@ Tensor Dropout::call(const Tensor& inputs, bool training) {
   if (!training || rate_ == 0) return inputs;
   // A seeded layer draws a new mask at each call, the same sequence in every run.
   std::optional<std::uint64_t> seed;
+  if (const distribute::ReplicaContext* replica = distribute::get_replica_context()) {
+    // The replicas call the layer at once: a count per replica, and a seed per replica.
+    const int r = replica->replica_id_in_sync_group();
+    std::uint64_t call_index = 0;
+    {
+      std::lock_guard<std::mutex> lock(replica_calls_->mutex);
+      call_index = replica_calls_->calls[r]++;
+    }
+    if (seed_) {
+      seed = (*seed_ * 0x9E3779B97F4A7C15ULL + call_index) ^
+             (static_cast<std::uint64_t>(r) * 0xBF58476D1CE4E5B9ULL);
+    }
+    return detail::dropout_op(inputs, rate_, seed);
+  }
   if (seed_) seed = *seed_ * 0x9E3779B97F4A7C15ULL + calls_;
   ++calls_;
   return detail::dropout_op(inputs, rate_, seed);

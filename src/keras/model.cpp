@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "distribute/strategy_runtime.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/gradient_tape.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/keras/models.hpp"
 #include "eagle/keras/progbar.hpp"
 #include "eagle/ops.hpp"
+#include "keras/distributed_step.hpp"
 
 namespace eagle::keras {
 
@@ -92,7 +94,10 @@ std::vector<callbacks::Callback*> raw(
 
 Model::Model(const std::string& class_name, std::string name)
     : name_(name.empty() ? backend::unique_object_name(backend::to_snake_case(class_name))
-                         : std::move(name)) {}
+                         : std::move(name)) {
+  // Keras's Model.__init__ remembers the strategy whose scope is open.
+  if (const auto* scope = distribute::detail::current_scope_strategy()) strategy_id_ = scope->id();
+}
 
 std::vector<Variable> Model::trainable_variables() const {
   std::vector<Variable> out;
@@ -160,6 +165,10 @@ void Model::compile(OptimizerArg optimizer, LossArg loss, std::vector<MetricArg>
   for (const MetricArg& m : metrics) {
     if (!m.metric()) metrics::check_name(m.name());
   }
+  if (const auto* scope = distribute::detail::current_scope_strategy()) {
+    check_weights_in_scope(*this, scope->strategy());
+    if (strategy_id_ == 0) strategy_id_ = scope->id();
+  }
   auto resolved_optimizer = optimizer.get();
   auto resolved_loss = loss.get();
   optimizer_ = std::move(resolved_optimizer);
@@ -206,7 +215,11 @@ std::vector<std::string> Model::metrics_names() const {
   return names;
 }
 
-void Model::train_step(const Tensor& x, const Tensor& y) {
+void Model::train_step(const Tensor& x, const Tensor& y, const Strategy* strategy) {
+  if (strategy != nullptr) {
+    distributed_train_step(x, y, *strategy);
+    return;
+  }
   Tensor y_pred;
   Tensor loss;
   std::vector<std::optional<Tensor>> grads;
@@ -229,7 +242,15 @@ void Model::train_step(const Tensor& x, const Tensor& y) {
   for (const auto& m : metrics_) m->update_state(y, y_pred);
 }
 
-void Model::test_step(const Tensor& x, const Tensor& y) {
+Tensor Model::predict_step(const Tensor& x, const Strategy* strategy) {
+  return strategy != nullptr ? distributed_predict_step(x, *strategy) : call(x, false);
+}
+
+void Model::test_step(const Tensor& x, const Tensor& y, const Strategy* strategy) {
+  if (strategy != nullptr) {
+    distributed_test_step(x, y, *strategy);
+    return;
+  }
   const Tensor y_pred = call(x, false);
   const Tensor loss = (*loss_)(y, y_pred);
   build_metrics(y, y_pred);
@@ -239,7 +260,8 @@ void Model::test_step(const Tensor& x, const Tensor& y) {
 }
 
 Logs Model::run_evaluation(const Tensor& x, const Tensor& y, std::int64_t batch_size,
-                           const std::vector<callbacks::Callback*>& callbacks, int verbose) {
+                           const std::vector<callbacks::Callback*>& callbacks, int verbose,
+                           const Strategy* strategy) {
   check_batch_size(batch_size);
   check_cardinality(x, y);
   const std::int64_t n = num_samples(x);
@@ -254,7 +276,7 @@ Logs Model::run_evaluation(const Tensor& x, const Tensor& y, std::int64_t batch_
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t begin = step * batch_size;
     const std::int64_t end = std::min(n, begin + batch_size);
-    test_step(rows(x, begin, end, nullptr), rows(y, begin, end, nullptr));
+    test_step(rows(x, begin, end, nullptr), rows(y, begin, end, nullptr), strategy);
     const Logs logs = metric_logs();
     for (auto* c : callbacks) c->on_test_batch_end(step, logs);
     if (bar) bar->update(step + 1, logs.items(), false);
@@ -294,6 +316,7 @@ callbacks::History Model::fit(const Tensor& x_all, const Tensor& y_all, FitOptio
     validation = std::make_pair(x_all[Slice{split_at, n}], y_all[Slice{split_at, n}]);
   }
   if (validation) check_cardinality(validation->first, validation->second);
+  const Strategy* strategy = prepare_strategy(x);
 
   auto history = std::make_shared<callbacks::History>();
   std::vector<callbacks::Callback*> callbacks = raw(options.callbacks);
@@ -331,7 +354,7 @@ callbacks::History Model::fit(const Tensor& x_all, const Tensor& y_all, FitOptio
       const std::int64_t begin = step * options.batch_size;
       const std::int64_t end = std::min(n, begin + options.batch_size);
       const std::vector<std::int64_t>* o = options.shuffle ? &order : nullptr;
-      train_step(rows(x, begin, end, o), rows(y, begin, end, o));
+      train_step(rows(x, begin, end, o), rows(y, begin, end, o), strategy);
       const Logs logs = metric_logs();
       if (bar && options.verbose == 1) bar->update(step + 1, logs.items(), false);
       for (auto* c : callbacks) c->on_train_batch_end(step, logs);
@@ -339,8 +362,8 @@ callbacks::History Model::fit(const Tensor& x_all, const Tensor& y_all, FitOptio
     }
     epoch_logs = metric_logs();
     if (validation) {
-      const Logs val =
-          run_evaluation(validation->first, validation->second, options.batch_size, {}, 0);
+      const Logs val = run_evaluation(validation->first, validation->second, options.batch_size, {},
+                                      0, strategy);
       for (const auto& [name, value] : val.items()) epoch_logs.set("val_" + name, value);
     }
     if (bar) bar->update(steps, epoch_logs.items(), true);
@@ -355,7 +378,10 @@ std::vector<double> Model::evaluate(const Tensor& x, const Tensor& y, EvaluateOp
   require_compiled();
   const std::vector<callbacks::Callback*> callbacks = raw(options.callbacks);
   for (auto* c : callbacks) c->set_model(this);
-  const Logs logs = run_evaluation(x, y, options.batch_size, callbacks, options.verbose);
+  check_batch_size(options.batch_size);
+  check_cardinality(x, y);
+  const Strategy* strategy = prepare_strategy(x);
+  const Logs logs = run_evaluation(x, y, options.batch_size, callbacks, options.verbose, strategy);
   std::vector<double> out;
   for (const auto& item : logs.items()) out.push_back(item.second);
   return out;
@@ -365,6 +391,7 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
   check_batch_size(options.batch_size);
   const std::int64_t n = num_samples(x);
   const std::int64_t steps = steps_for(n, options.batch_size);
+  const Strategy* strategy = prepare_strategy(x);
   const std::vector<callbacks::Callback*> callbacks = raw(options.callbacks);
   for (auto* c : callbacks) c->set_model(this);
   for (auto* c : callbacks) c->on_predict_begin({});
@@ -374,21 +401,22 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t begin = step * options.batch_size;
     const std::int64_t end = std::min(n, begin + options.batch_size);
-    outputs.push_back(call(rows(x, begin, end, nullptr), false));
+    outputs.push_back(predict_step(rows(x, begin, end, nullptr), strategy));
     for (auto* c : callbacks) c->on_predict_batch_end(step, {});
     if (bar) bar->update(step + 1, {}, false);
   }
   for (auto* c : callbacks) c->on_predict_end({});
   if (bar) bar->update(steps, {}, true);
-  if (outputs.empty()) return call(x, false);
+  if (outputs.empty()) return predict_step(x, strategy);
   return outputs.size() == 1 ? outputs[0] : concat(outputs, 0);
 }
 
 std::vector<double> Model::train_on_batch(const Tensor& x, const Tensor& y) {
   require_compiled();
   check_cardinality(x, y);
+  const Strategy* strategy = prepare_strategy(x);
   reset_metrics();
-  train_step(x, y);
+  train_step(x, y, strategy);
   std::vector<double> out;
   const Logs logs = metric_logs();
   for (const auto& item : logs.items()) out.push_back(item.second);
@@ -398,8 +426,9 @@ std::vector<double> Model::train_on_batch(const Tensor& x, const Tensor& y) {
 std::vector<double> Model::test_on_batch(const Tensor& x, const Tensor& y) {
   require_compiled();
   check_cardinality(x, y);
+  const Strategy* strategy = prepare_strategy(x);
   reset_metrics();
-  test_step(x, y);
+  test_step(x, y, strategy);
   std::vector<double> out;
   const Logs logs = metric_logs();
   for (const auto& item : logs.items()) out.push_back(item.second);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/strategy_runtime.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_normalization.hpp"
@@ -46,11 +47,7 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
     const nn::FusedBatchNorm out =
         nn::fused_batch_norm(x, gamma, beta, moving_mean_, moving_variance_, options_.epsilon,
                              1.0 - options_.momentum, training);
-    if (training) {
-      // Assignments have no gradient: a recording tape keeps nothing for them.
-      moving_mean_.assign(out.batch_mean);
-      moving_variance_.assign(out.batch_variance);
-    }
+    if (training) update_moving_statistics(out.batch_mean, out.batch_variance, x.shape()[0]);
     return out.y;
   }
   if (!training) {
@@ -63,10 +60,29 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
   {
     // Keras 2's _assign_moving_average: moving -= (moving - batch) * (1 - momentum).
     const double decay = 1.0 - options_.momentum;
-    moving_mean_.assign_sub((Tensor(moving_mean_) - m.mean) * decay);
-    moving_variance_.assign_sub((Tensor(moving_variance_) - m.variance) * decay);
+    update_moving_statistics(
+        Tensor(moving_mean_) - (Tensor(moving_mean_) - m.mean) * decay,
+        Tensor(moving_variance_) - (Tensor(moving_variance_) - m.variance) * decay, x.shape()[0]);
   }
   return nn::batch_normalization(x, m.mean, m.variance, beta, gamma, options_.epsilon);
+}
+
+void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tensor& variance,
+                                                  std::int64_t batch) {
+  // Assignments have no gradient: a recording tape keeps nothing for them.
+  distribute::detail::ReplicaThread* replica = distribute::detail::current_replica_thread();
+  if (replica == nullptr || !moving_mean_.is_mirrored()) {
+    moving_mean_.assign(mean);
+    moving_variance_.assign(variance);
+    return;
+  }
+  // In a mirrored model's replica: the mean over the replicas of their new statistics, the same
+  // on every component (Note [Keras fit under a MirroredStrategy]).
+  const std::vector<Tensor> averaged = distribute::detail::all_reduce_mean(
+      *replica, {mean, variance}, {moving_mean_.name(), moving_variance_.name()}, batch > 0);
+  const auto r = static_cast<std::size_t>(replica->replica_id);
+  moving_mean_.components()[r].assign(averaged[0]);
+  moving_variance_.components()[r].assign(averaged[1]);
 }
 
 }  // namespace eagle::keras::layers

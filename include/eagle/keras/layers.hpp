@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -86,7 +89,9 @@ class Activation : public Layer {
 
 // Keras's Dropout: while training, each element is zeroed with probability `rate` and the rest
 // scaled by 1 / (1 - rate); at inference the identity. With a seed, the masks of successive
-// calls differ but repeat from run to run (Keras's seeded generator).
+// calls differ but repeat from run to run (Keras's seeded generator). In a mirrored model's
+// replicas each replica draws its own masks (as TensorFlow's replicas do): replica 0's k-th call
+// the single-device k-th mask, replica r's a seed of its own.
 class Dropout : public Layer {
  public:
   explicit Dropout(double rate, std::optional<std::uint64_t> seed = std::nullopt,
@@ -99,6 +104,13 @@ class Dropout : public Layer {
   double rate_;
   std::optional<std::uint64_t> seed_;
   std::uint64_t calls_ = 0;
+  // Calls per replica when a mirrored model's replicas call the layer at once (each replica
+  // counts its own, so replica r's k-th mask is the same in every run).
+  struct ReplicaCalls {
+    std::mutex mutex;
+    std::map<int, std::uint64_t> calls;
+  };
+  std::shared_ptr<ReplicaCalls> replica_calls_ = std::make_shared<ReplicaCalls>();
 };
 
 namespace detail {

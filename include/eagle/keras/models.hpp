@@ -16,6 +16,10 @@
 #include "eagle/optimizers.hpp"
 #include "eagle/tensor.hpp"
 
+namespace eagle::distribute {
+class MirroredStrategy;
+}
+
 namespace eagle::keras {
 
 // compile()'s optimizer: a Keras name ("adam", "sgd", "rmsprop", "adagrad", any case; Keras's
@@ -144,20 +148,42 @@ class Model {
   // Set by a callback to end fit() after the current epoch (Keras's model.stop_training).
   bool stop_training = false;
 
+  // The MirroredStrategy whose scope() was open when the model was constructed or compiled, or
+  // that mirrors its weights (Keras's model.distribute_strategy); nullptr for a single-device
+  // model. A mirrored model's fit, evaluate, predict, train_on_batch and test_on_batch split each
+  // global batch over the strategy's replicas and run them with strategy.run (Note [Keras fit
+  // under a MirroredStrategy]); the strategy must outlive those calls (FailedPreconditionError
+  // otherwise).
+  const distribute::MirroredStrategy* distribute_strategy() const;
+
  protected:
   explicit Model(const std::string& class_name, std::string name);
 
  private:
+  using Strategy = distribute::MirroredStrategy;
   void require_compiled() const;
   void build_metrics(const Tensor& y, const Tensor& y_pred);
   void reset_metrics();
   Logs metric_logs() const;
-  void train_step(const Tensor& x, const Tensor& y);
-  void test_step(const Tensor& x, const Tensor& y);
+  // `strategy` nullptr: one device; otherwise the replicas of a mirrored model.
+  void train_step(const Tensor& x, const Tensor& y, const Strategy* strategy);
+  void test_step(const Tensor& x, const Tensor& y, const Strategy* strategy);
+  Tensor predict_step(const Tensor& x, const Strategy* strategy);
   Logs run_evaluation(const Tensor& x, const Tensor& y, std::int64_t batch_size,
-                      const std::vector<callbacks::Callback*>& callbacks, int verbose);
+                      const std::vector<callbacks::Callback*>& callbacks, int verbose,
+                      const Strategy* strategy);
+  // src/keras/distributed_step.cpp: the strategy this call runs under (its weights checked, the
+  // model built under its scope from `x` if it is not built yet), nullptr for one device.
+  const Strategy* prepare_strategy(const Tensor& x);
+  void distributed_train_step(const Tensor& x, const Tensor& y, const Strategy& strategy);
+  void distributed_test_step(const Tensor& x, const Tensor& y, const Strategy& strategy);
+  Tensor distributed_predict_step(const Tensor& x, const Strategy& strategy);
+  // The metric updates of one batch from its per-replica slices and outputs.
+  void update_metrics(const std::vector<Tensor>& ys, const std::vector<Tensor>& y_preds,
+                      double loss, std::int64_t batch);
 
   std::string name_;
+  std::uint64_t strategy_id_ = 0;  // the scope's strategy at construction or compile, 0: none
   std::shared_ptr<optimizers::Optimizer> optimizer_;
   std::shared_ptr<losses::Loss> loss_;
   std::vector<MetricArg> metric_args_;

@@ -1,6 +1,7 @@
 // Keras's BatchNormalization layer, on eagle::nn's batch norm ops.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,9 @@ struct BatchNormalizationOptions {
 // inputs through FusedBatchNormV3 (Keras's fused path: the batch variance Bessel-corrected in the
 // moving average), otherwise through moments (biased), as Keras 2 does. Inference normalizes
 // with the moving statistics. Weights: gamma, beta (trainable), moving_mean, moving_variance.
+// In a mirrored model (built under a MirroredStrategy's scope) each replica normalizes with its
+// own slice's statistics, and the moving statistics move by the mean over the replicas of their
+// updates: the components stay identical, and equal TensorFlow's MEAN-aggregated value.
 class BatchNormalization : public Layer {
  public:
   explicit BatchNormalization(BatchNormalizationOptions options = {});
@@ -38,6 +42,10 @@ class BatchNormalization : public Layer {
   const Variable& moving_variance() const { return moving_variance_; }
 
  private:
+  // Assigns the new moving statistics; in a mirrored model's replica, their mean over the replicas
+  // (each replica's own batch statistics, TensorFlow's MEAN aggregation of the moving statistics).
+  void update_moving_statistics(const Tensor& mean, const Tensor& variance, std::int64_t batch);
+
   BatchNormalizationOptions options_;
   Variable gamma_, beta_, moving_mean_, moving_variance_;
 };
