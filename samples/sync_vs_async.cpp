@@ -17,7 +17,7 @@
 // synchronous, one update with the gradient of the whole global batch; asynchronous, one update
 // per worker, each with the gradient of its own batch-size examples. So at any step both modes
 // have seen the same examples; the asynchronous one has made `devices` times as many updates.
-// --csv writes every update (mode, devices, update, step, seconds, loss) for
+// --csv writes every update (mode, devices, update, step, seconds, loss, staleness) for
 // scripts/plot_sync_vs_async.py, which draws docs/sync_vs_async.png.
 // The exit status is 1 when the loss of the last steps is not below the first steps' in a run.
 // On a machine with few cores run it with OMP_WAIT_POLICY=PASSIVE (docs/guide.md, "Convolution").
@@ -188,6 +188,7 @@ struct Point {
   double step = 0;
   double seconds = 0;
   double loss = 0;
+  std::int64_t staleness = 0;  // async: updates applied between this one's read and its write
 };
 
 struct RunResult {
@@ -303,7 +304,7 @@ RunResult train_async(const std::vector<std::string>& devices, const Options& o,
   RunResult r{"async", static_cast<int>(n)};
   for (const dist::UpdateRecord& u : result.updates) {
     r.curve.push_back({u.version + 1, static_cast<double>(u.version + 1) / static_cast<double>(n),
-                       u.seconds, u.loss});
+                       u.seconds, u.loss, u.staleness});
   }
   r.seconds = result.seconds;
   r.final = evaluate(w, test);
@@ -396,11 +397,11 @@ bool report(const RunResult& sync, const RunResult& async, const Options& o) {
 void write_csv(const std::string& path, const std::vector<RunResult>& runs) {
   std::ofstream out(path);
   if (!out) usage_error("cannot write " + path);
-  out << "mode,devices,update,step,seconds,loss\n";
+  out << "mode,devices,update,step,seconds,loss,staleness\n";
   for (const RunResult& r : runs) {
     for (const Point& p : r.curve) {
-      out << fmt::format("{},{},{},{:.4f},{:.6f},{:.6f}\n", r.mode, r.devices, p.update, p.step,
-                         p.seconds, p.loss);
+      out << fmt::format("{},{},{},{:.4f},{:.6f},{:.6f},{}\n", r.mode, r.devices, p.update, p.step,
+                         p.seconds, p.loss, p.staleness);
     }
   }
 }
