@@ -16,9 +16,14 @@
 //                  bound its step time approaches when the two replicas do not slow each other
 //
 // Timing: rounds of every case in turn (set its thread count, one untimed step, then 5 timed
-// steps), so drift on a shared machine hits every case alike; medians of the timed steps. Each
-// case's loss must fall. bench/strategy_peers.py is TensorFlow's MirroredStrategy on the same
-// devices. Run with OMP_WAIT_POLICY=PASSIVE (oneDNN's libgomp threads; docs/guide.md).
+// steps), so drift on a shared machine hits every case alike; medians of the timed steps, and of
+// the CPU time each step took over all the process's threads (cpu_median_us: on a machine that
+// other processes keep busy, wall-clock time says how much of the cores this process got, CPU
+// time how much work a step is). Each case's loss must fall. bench/strategy_peers.py is
+// TensorFlow's MirroredStrategy on the same devices. Run with OMP_WAIT_POLICY=PASSIVE (oneDNN's
+// libgomp threads; docs/guide.md).
+#include <time.h>
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -55,6 +60,13 @@ Tensor train_step(const bench::SeedCnn& model, eagle::optimizers::Adam& adam, co
   return loss;
 }
 
+// CPU time of the whole process (all threads), microseconds.
+double process_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
 // A case: how to run one step (returning its loss) and with how many intra-op threads.
 struct Case {
   std::string impl;
@@ -62,7 +74,8 @@ struct Case {
   int threads = 1;
   std::int64_t batch = kGlobalBatch;
   std::function<double()> step;
-  std::vector<double> us;  // the timed steps
+  std::vector<double> us;      // the timed steps' wall-clock time
+  std::vector<double> cpu_us;  // and the CPU time they took, every thread of the process
 
   Case(std::string name, int replica_count, int thread_count, std::int64_t batch_size,
        std::function<double()> fn)
@@ -175,7 +188,9 @@ int main(int argc, char** argv) {
       eagle::config::threading::set_intra_op_parallelism_threads(c->threads);
       c->step();  // untimed: the new thread count's pools start
       for (int s = 0; s < kStepsPerRound; ++s) {
+        const double cpu_start = process_cpu_us();
         c->us.push_back(bench::time_once_us([&] { c->step(); }));
+        c->cpu_us.push_back(process_cpu_us() - cpu_start);
       }
     }
   }
@@ -195,6 +210,7 @@ int main(int argc, char** argv) {
     r.set(stats).set("threads", c->threads).set("replicas", c->replicas);
     r.set("batch", static_cast<long long>(c->batch));
     r.set("steps_per_s", 1e6 / stats.median_us);
+    r.set("cpu_median_us", bench::summarize(c->cpu_us).median_us);
     r.set("first_loss", c->first_loss).set("last_loss", c->last_loss);
     rep.emit(std::move(r));
   }
@@ -208,7 +224,8 @@ int main(int argc, char** argv) {
              {"median", "median_us", 10, 1},
              {"min", "min_us", 10, 1},
              {"max", "max_us", 10, 1},
-             {"steps/s", "steps_per_s", 8, 2}});
+             {"steps/s", "steps_per_s", 8, 2},
+             {"cpu", "cpu_median_us", 10, 1}});
   auto median = [&](const char* impl) {
     for (const Case* c : chosen) {
       if (c->impl == impl) return bench::summarize(c->us).median_us;
