@@ -445,6 +445,7 @@ int main(int argc, char** argv) {
         gpus[0],
         std::vector<eagle::config::LogicalDeviceConfiguration>(
             static_cast<std::size_t>(most), eagle::config::LogicalDeviceConfiguration{1024}));
+    fmt::print("GPU 0 split in {} virtual GPUs of 1 GiB each (seed 003)\n", most);
   }
 
   const Points train = spirals(4096, 1);
