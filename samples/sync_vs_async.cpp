@@ -6,17 +6,18 @@
 // on 4 devices; the sample prints the loss against the step and the wall-clock time, the final
 // loss and accuracy on held-out points, and the asynchronous updates' staleness.
 //
-//   sync_vs_async [--devices 2,4] [--steps 300] [--batch-size 32] [--learning-rate 0.05]
+//   sync_vs_async [--devices 2,4] [--steps 300] [--batch-size 64] [--learning-rate 0.05]
 //                 [--log-frequency 25] [--csv FILE]
 //
 // --devices: a comma-separated list of device counts, one run of each mode per count (default
 // 2,4); the devices are the first logical GPUs: without a CUDA GPU four simulated ones (or
-// EAGLE_SIMULATED_GPUS of them); with fewer CUDA GPUs than the largest count, GPU 0 split in that
+// EAGLE_SIMULATED_GPUS of them); with fewer GPUs than the largest count, GPU 0 split in that
 // many virtual GPUs (seed 003); with no GPU at all (EAGLE_SIMULATED_GPUS=0) logical CPUs.
 // --batch-size is per device. A step is one global batch of devices x batch-size examples:
 // synchronous, one update with the gradient of the whole global batch; asynchronous, one update
 // per worker, each with the gradient of its own batch-size examples. So at any step both modes
-// have seen the same examples; the asynchronous one has made `devices` times as many updates.
+// have seen as many examples (the same ones, but for workers running ahead of each other); the
+// asynchronous one has made `devices` times as many updates.
 // --csv writes every update (mode, devices, update, step, seconds, loss, staleness) for
 // scripts/plot_sync_vs_async.py, which draws docs/sync_vs_async.png.
 // The exit status is 1 when the loss of the last steps is not below the first steps' in a run.
@@ -315,8 +316,9 @@ RunResult train_async(const std::vector<std::string>& devices, const Options& o,
 
 // ---- Printing ----------------------------------------------------------------------------------
 
-// The mean loss and the time at the end of each global step: the asynchronous run's `devices`
-// updates of a step averaged, so that both columns are over the same examples.
+// The mean loss and the time at the end of each global step: for the asynchronous run, the mean of
+// updates k * devices + 1 ... (k + 1) * devices in the order applied, as many examples as the
+// synchronous step k.
 struct StepRow {
   double loss = 0;
   double seconds = 0;
