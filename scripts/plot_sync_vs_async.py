@@ -7,7 +7,7 @@ count the CSV holds.
     .venv/bin/python scripts/plot_sync_vs_async.py /tmp/sync_vs_async.csv docs/sync_vs_async.png
 
 A step is one global batch (devices x batch-size examples): one synchronous update, or one
-asynchronous update per worker, so both modes are over the same examples at a step. The losses
+asynchronous update per worker, so both modes have seen as many examples at a step. The losses
 are the batches' own (each update's, computed from the weights it read), smoothed with a running
 mean over `--window` steps. Needs matplotlib (bench/requirements-cpu.txt).
 """
