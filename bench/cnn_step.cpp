@@ -15,34 +15,11 @@
 
 #include "bench_util.hpp"
 #include "eagle/eagle.hpp"
+#include "seed_cnn.hpp"
 
 namespace {
 
-struct SeedCnn {
-  std::vector<eagle::Variable> vars;  // kernel, bias per layer: conv, conv, conv, dense, dense
-
-  SeedCnn() {
-    const std::vector<eagle::Shape> kernels = {
-        {3, 3, 1, 32}, {3, 3, 32, 64}, {3, 3, 64, 64}, {576, 64}, {64, 10}};
-    std::uint64_t seed = 1;
-    for (const auto& shape : kernels) {
-      vars.emplace_back(eagle::initializers::glorot_uniform(seed++)(shape, eagle::kFloat32));
-      vars.emplace_back(eagle::zeros({shape[shape.rank() - 1]}));
-    }
-  }
-
-  eagle::Tensor logits(const eagle::Tensor& images) const {
-    auto conv_relu = [&](const eagle::Tensor& x, int layer) {
-      return eagle::relu(
-          eagle::nn::bias_add(eagle::nn::conv2d(x, vars[2 * layer]), vars[2 * layer + 1]));
-    };
-    eagle::Tensor x = eagle::nn::max_pool2d(conv_relu(images, 0));
-    x = eagle::nn::max_pool2d(conv_relu(x, 1));
-    x = eagle::reshape(conv_relu(x, 2), {-1, 576});
-    x = eagle::relu(eagle::nn::bias_add(eagle::matmul(x, vars[6]), vars[7]));
-    return eagle::nn::bias_add(eagle::matmul(x, vars[8]), vars[9]);
-  }
-};
+using bench::SeedCnn;  // bench/seed_cnn.hpp
 
 std::shared_ptr<eagle::keras::Sequential> keras_seed_cnn() {
   namespace layers = eagle::keras::layers;

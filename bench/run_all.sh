@@ -40,7 +40,7 @@ echo "# OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}; JSON lines -> $out"
 
 status=0
 for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_overhead \
-    mlp_step cnn_step; do
+    mlp_step cnn_step strategy_step; do
   exe="$build/bench/bench_$name"
   if [[ ! -x "$exe" ]]; then
     echo "missing $exe (configure with -DEAGLE_BENCH=ON and build bench_$name)" >&2

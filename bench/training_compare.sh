@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The training benchmarks of issues 16 and 17 side by side: eagle's bench_mlp_step,
+# The training benchmarks of issues 16, 17 and 18 side by side: eagle's bench_mlp_step,
 # bench_cnn_step (keras train_on_batch and a tape step) and bench_tape_overhead against bench/training_peers.py (TensorFlow eager and
 # tf.function, Keras 3 train_on_batch compiled and run_eagerly, JAX with and without jit,
-# PyTorch when importable). Builds nothing: build the three bench_* targets first.
+# PyTorch when importable), and bench_strategy_step (MirroredStrategy) against
+# bench/strategy_peers.py (TensorFlow's MirroredStrategy on 2 logical CPUs). Builds nothing:
+# build the four bench_* targets first.
 #
 #   bench/training_compare.sh [--rounds N] [--threads N] [--quick] [--build DIR] [--out FILE]
 #                             [--python PY]
@@ -51,7 +53,7 @@ fi
 mkdir -p "$(dirname "$out")"
 : > "$out"
 
-for name in mlp_step cnn_step tape_overhead; do
+for name in mlp_step cnn_step tape_overhead strategy_step; do
   [[ -x "$build/bench/bench_$name" ]] || {
     echo "missing $build/bench/bench_$name (build the bench_$name target)" >&2
     exit 1
@@ -81,6 +83,8 @@ programs=(
   "jax|$python $peers --impl jax --case mlp --threads $threads ${quick[*]:-}"
   "jax_jit|$python $peers --impl jax_jit --case mlp,cnn --threads $threads ${quick[*]:-}"
   "torch|$python $peers --impl torch --threads $threads ${quick[*]:-}"
+  "eagle_strategy|$build/bench/bench_strategy_step --threads $threads ${quick[*]:-}"
+  "tf_strategy|$python $repo/bench/strategy_peers.py --threads $threads ${quick[*]:-}"
 )
 
 echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The training table of issues 16 and 17, shared by bench/training_compare.sh and bench/compare:
-eagle's bench_mlp_step, bench_cnn_step and bench_tape_overhead beside bench/training_peers.py.
+"""The training table of issues 16, 17 and 18, shared by bench/training_compare.sh and bench/compare:
+eagle's bench_mlp_step, bench_cnn_step and bench_tape_overhead beside bench/training_peers.py, and
+bench_strategy_step (the seed CNN step through MirroredStrategy) beside bench/strategy_peers.py.
 
     bench/training_table.py FILE.jsonl     # the Markdown table of training_compare.sh's rounds
 
@@ -17,12 +18,14 @@ from collections import defaultdict
 # (impl, column title): the peers' implementations of bench/training_peers.py.
 PEERS = [("tf_eager", "TF eager"), ("tf_function", "TF tf.function"),
          ("keras", "Keras train_on_batch"), ("keras_eager", "Keras run_eagerly"),
-         ("jax", "JAX"), ("jax_jit", "JAX jit"), ("torch", "PyTorch")]
+         ("jax", "JAX"), ("jax_jit", "JAX jit"), ("torch", "PyTorch"),
+         ("tf_mirrored", "TF MirroredStrategy (tf.function)")]
 # The cases each peer process runs (training_peers.py --case), and the library it needs.
 PEER_CASES = {"tf_eager": ("mlp,tape", "tensorflow"), "tf_function": ("mlp", "tensorflow"),
               "keras": ("cnn", "tensorflow"), "keras_eager": ("cnn", "tensorflow"),
               "jax": ("mlp", "jax"), "jax_jit": ("mlp,cnn", "jax"), "torch": ("", "torch")}
-EAGLE_PROGRAMS = ["mlp_step", "cnn_step", "tape_overhead"]
+EAGLE_PROGRAMS = ["mlp_step", "cnn_step", "tape_overhead", "strategy_step"]
+CASES = ("mlp_step", "cnn_step", "tape_overhead", "strategy_step")
 CHAIN_OPS = 3000  # bench/tape_overhead.cpp's chain
 
 
@@ -37,7 +40,7 @@ class Medians:
             if r.get("absent"):
                 self.absent.add(r["impl"])
                 continue
-            if r.get("case") not in ("mlp_step", "cnn_step", "tape_overhead"):
+            if r.get("case") not in CASES:
                 continue
             impl = r["impl"]
             if r["case"] == "tape_overhead" and impl == "untaped":
@@ -110,7 +113,38 @@ def rows(med):
             else:
                 target = "epoch >= 1.2x TF-CPU"
             row(f"CNN step, batch {b} ({how})", "cnn_step", b, e, p, target, "; ".join(met))
+
+    strategy_rows(med, row)
     return out
+
+
+def strategy_rows(med, row):
+    """Issue 18 §4: bench_strategy_step's cases beside bench/strategy_peers.py's."""
+    def s(impl):
+        return med("strategy_step", 128, impl)
+
+    plain, one, two = s("plain"), s("mirrored_1"), s("mirrored_2")
+    if plain is not None:
+        row("CNN step 128, plain (strategy_step)", "strategy_step", 128, plain,
+            {"tf_function": s("tf_plain")})
+    if one is not None:
+        met = "-"
+        if plain is not None:
+            overhead = one / plain - 1
+            met = ("yes" if overhead <= 0.10 else "no") + f" ({overhead * 100:+.1f}%)"
+        row("CNN step 128, MirroredStrategy, 1 replica", "strategy_step", 128, one,
+            {"tf_mirrored": s("tf_mirrored_1")}, "<= 10% over plain", met)
+    if two is not None:
+        met = "-"
+        if one is not None:
+            met = ("yes" if one / two >= 1.6 else "no") + f" ({one / two:.2f}x 1 replica)"
+        row("CNN step 128, MirroredStrategy, 2 logical CPUs x 1 thread", "strategy_step", 128,
+            two, {"tf_mirrored": s("tf_mirrored_2")}, ">= 1.6x 1 replica's steps/s", met)
+    for impl, label in (("mirrored_2_shared", "2 logical CPUs x all threads"),
+                        ("plain_1thread", "plain, 1 thread"),
+                        ("half_1thread", "plain, batch 64, 1 thread (one replica's share)")):
+        if s(impl) is not None:
+            row(f"CNN step 128, {label}", "strategy_step", 128, s(impl), {})
 
 
 def fmt_time(us):
