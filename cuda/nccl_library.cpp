@@ -29,8 +29,8 @@ static_assert(ncclSum == eagle::cuda::kNcclSum);
 static_assert(std::is_same_v<decltype(&::ncclAllReduce),
                              ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t,
                                               ncclRedOp_t, ncclComm_t, cudaStream_t)>);
-static_assert(std::is_same_v<decltype(&::ncclCommInitAll),
-                             ncclResult_t (*)(ncclComm_t*, int, const int*)>);
+static_assert(
+    std::is_same_v<decltype(&::ncclCommInitAll), ncclResult_t (*)(ncclComm_t*, int, const int*)>);
 #endif
 
 namespace eagle::cuda {

@@ -53,8 +53,7 @@ struct NcclLibrary {
   NcclResult (*comm_init_all)(NcclComm* comms, int ndev, const int* devlist);
   NcclResult (*comm_destroy)(NcclComm comm);
   NcclResult (*all_reduce)(const void* sendbuff, void* recvbuff, std::size_t count,
-                           NcclDataType datatype, NcclRedOp op, NcclComm comm,
-                           cudaStream_t stream);
+                           NcclDataType datatype, NcclRedOp op, NcclComm comm, cudaStream_t stream);
   NcclResult (*group_start)();
   NcclResult (*group_end)();
   const char* (*error_string)(NcclResult result);

@@ -59,8 +59,7 @@ class NcclCommunicatorCache {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = by_ordinals_.find(ordinals);
     if (it == by_ordinals_.end()) {
-      it = by_ordinals_
-               .emplace(ordinals, std::make_unique<cuda::NcclCommunicators>(nccl, devices))
+      it = by_ordinals_.emplace(ordinals, std::make_unique<cuda::NcclCommunicators>(nccl, devices))
                .first;
     }
     return *it->second;
