@@ -29,6 +29,14 @@ NcclCommunicators::NcclCommunicators(const NcclLibrary& nccl, std::vector<CudaDe
 }
 
 NcclCommunicators::~NcclCommunicators() {
+  // No all-reduce may still be running on a communicator when it is destroyed.
+  for (CudaDevice* device : devices_) {
+    try {
+      device->synchronize();
+    } catch (const Error&) {
+      // A device that failed reports it on its next use; the communicators go regardless.
+    }
+  }
   for (NcclComm comm : comms_) {
     if (comm != nullptr) nccl_.comm_destroy(comm);  // nothing to report from a destructor
   }

@@ -17,7 +17,7 @@ class NcclCommunicators {
   // ncclCommInitAll over the devices' CUDA ordinals, rank i on devices[i]; the ordinals must be
   // distinct (NCCL refuses two ranks on one GPU). Throws (check_nccl) when NCCL fails.
   NcclCommunicators(const NcclLibrary& nccl, std::vector<CudaDevice*> devices);
-  ~NcclCommunicators();  // ncclCommDestroy of each
+  ~NcclCommunicators();  // waits for each device, then ncclCommDestroy of each
   NcclCommunicators(const NcclCommunicators&) = delete;
   NcclCommunicators& operator=(const NcclCommunicators&) = delete;
 
