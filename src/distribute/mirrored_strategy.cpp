@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/nccl_support.hpp"
 #include "distribute/strategy_runtime.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/errors.hpp"
@@ -58,11 +59,17 @@ std::string resolve(const std::string& spec) {
 //   2. TensorFlow's "not visible" warning cannot happen: an unknown device is an error here;
 //   3. a requested device that is not a GPU: "There are non-GPU devices in
 //      `tf.distribute.Strategy`, not using nccl allreduce.";
-//   4. otherwise NCCL would be chosen, and eagle has no NcclAllReduce yet: "Nccl kernel is not
-//      found, not using nccl allreduce.", TensorFlow's line for a build without NCCL.
-// Each selects ReductionToOneDevice. A cross_device_ops given by the caller skips the selection and
-// its warning, as in TensorFlow. **eagle** does not print TensorFlow 2.5's false "Collective ops is
-// not configured at program startup" line (tensorflow#49980).
+//   4. every replica on a CUDA GPU of its own, and NCCL loads (Note [NCCL on demand] in
+//      cuda/nccl_library.hpp): NcclAllReduce(num_packs=1), no warning (Note [NcclAllReduce]);
+//   5. otherwise (simulated GPUs, a build without CUDA, NCCL not installed): "Nccl kernel is not
+//      found, not using nccl allreduce.", TensorFlow's line for a build without NCCL. NCCL is
+//      probed here, so a missing one is found at construction, not at the first step (TensorFlow
+//      finds it only there, TRAINING-NOTES §D2).
+// 1, 3 and 5 select ReductionToOneDevice. A cross_device_ops given by the caller skips the
+// selection and its warning, as in TensorFlow; either way the op's prepare() then checks the
+// devices (an NcclAllReduce on devices it cannot run on is an InvalidArgumentError here) before
+// the INFO line. **eagle** does not print TensorFlow 2.5's false "Collective ops is not configured
+// at program startup" line (tensorflow#49980).
 std::shared_ptr<CrossDeviceOps> select_cross_device_ops(const std::vector<std::string>& devices) {
   // Logical GPU id -> index of its physical GPU: ids run over the visible physical GPUs in order,
   // each one's logical devices in configuration order (config.hpp).
@@ -95,6 +102,8 @@ std::shared_ptr<CrossDeviceOps> select_cross_device_ops(const std::vector<std::s
     runtime::emit_log(debugging::LogLevel::kWarning,
                       "There are non-GPU devices in `tf.distribute.Strategy`, not using nccl "
                       "allreduce.");
+  } else if (!detail::nccl_unusable_reason(devices)) {
+    return std::make_shared<NcclAllReduce>();
   } else {
     runtime::emit_log(debugging::LogLevel::kWarning,
                       "Nccl kernel is not found, not using nccl allreduce.");
@@ -167,6 +176,7 @@ void MirroredStrategy::init(std::vector<std::string> devices,
     }
   }
   if (!cross_device_ops) cross_device_ops = select_cross_device_ops(resolved);
+  cross_device_ops->prepare(resolved);
   runtime::emit_info(fmt::format("Using MirroredStrategy with devices {}", tuple_repr(resolved)));
   runtime_ = std::make_unique<detail::StrategyRuntime>(*this, std::move(resolved),
                                                        std::move(cross_device_ops));

@@ -132,7 +132,10 @@ class MirroredStrategy {
   // Devices as strings ("GPU:0", "/gpu:1", "/device:CPU:0", full names) or logical devices,
   // resolved to full names. Duplicates: InvalidArgumentError with TensorFlow's text; a device this
   // process does not have: InvalidArgumentError naming it. `cross_device_ops` empty: chosen as
-  // TensorFlow chooses (select_cross_device_ops), with its warning.
+  // TensorFlow chooses (select_cross_device_ops), with its warning: NcclAllReduce for replicas on
+  // distinct CUDA GPUs when NCCL loads, else ReductionToOneDevice. Given (TensorFlow's
+  // MirroredStrategy(devices, cross_device_ops)), it is checked against the devices here: an
+  // NcclAllReduce on devices it cannot run on is an InvalidArgumentError saying why.
   explicit MirroredStrategy(const std::vector<std::string>& devices,
                             std::shared_ptr<CrossDeviceOps> cross_device_ops = nullptr);
   // Logical devices (config::list_logical_devices): a template, so that a braced list of
