@@ -21,6 +21,7 @@
 #include "eagle/eagle.hpp"
 #include "json_reader.hpp"
 #if defined(EAGLE_WITH_ONEDNN)
+#include "cpu/intra_op_pool.hpp"
 #include "cpu/onednn/onednn_conv.hpp"
 #endif
 
@@ -425,11 +426,91 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
   }
 }
 
-TEST_CASE("oneDNN runs the seed CNN's convolutions without layout copies") {
-  // jit kernels on nhwc/hwio, not the reference implementation oneDNN falls back on.
+TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {
+  // Note [oneDNN layouts]: its JIT kernels on the layouts they choose, neither the reference
+  // implementation oneDNN falls back on nor the gemm-based one plain nhwc gets.
   const eagle::ops::Conv2DAttrs a{128, 13, 13, 32, 3, 3, 64, 11, 11, 1, 1, 1, 1, 0, 0, 0, 0, false};
   const std::string impl = eagle::cpu::onednn::conv2d_implementation(a);
   INFO(impl);
   CHECK(impl.find("ref") == std::string::npos);
+  if (__builtin_cpu_supports("avx2")) CHECK(impl.find("gemm") == std::string::npos);
+}
+
+TEST_CASE(
+    "oneDNN convolutions and pools over batch blocks match the reference on any thread count") {
+  // Note [Batch blocks]: 37 images are blocks of 16, 16 and 5; on 1, 2 and 3 threads the blocks
+  // run on the intra-op pool and give the same bits, on 4 (more threads than blocks) one
+  // primitive runs on an OpenMP team.
+  struct RestoreThreads {
+    ~RestoreThreads() { eagle::cpu::set_intra_op_threads(0); }
+  } restore;
+  std::mt19937 rng(37);
+  std::uniform_real_distribution<float> value(-1, 1);
+  auto random = [&](std::int64_t n) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& x : v) x = value(rng);
+    return v;
+  };
+  auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
+    double scale = 0;
+    for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
+    }
+    return true;
+  };
+  // x [37, 9, 8, 20], filter [3, 3, 20, 24], strides 1, SAME (pads 1 on each side); pools 2x2/2.
+  const eagle::ops::Conv2DAttrs a{37, 9, 8, 20, 3, 3, 24, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, true};
+  const eagle::ops::Pool2DAttrs p{37, 9, 8, 20, 2, 2, 4, 4, 2, 2, 0, 0, 0, 0, false};
+  const std::vector<float> x = random(37 * 9 * 8 * 20), f = random(3 * 3 * 20 * 24);
+  const std::vector<float> dy = random(37 * 9 * 8 * 24), dp = random(37 * 4 * 4 * 20);
+  struct Results {
+    std::vector<float> y, dx, df, pooled, dpool, avg, davg;
+  };
+  auto compute = [&](auto conv2d, auto backprop_input, auto backprop_filter, auto max_pool,
+                     auto max_pool_grad, auto avg_pool, auto avg_pool_grad) {
+    Results r{std::vector<float>(dy.size()), std::vector<float>(x.size()),
+              std::vector<float>(f.size()),  std::vector<float>(dp.size()),
+              std::vector<float>(x.size()),  std::vector<float>(dp.size()),
+              std::vector<float>(x.size())};
+    conv2d(a, x.data(), f.data(), r.y.data());
+    backprop_input(a, f.data(), dy.data(), r.dx.data());
+    backprop_filter(a, x.data(), dy.data(), r.df.data());
+    max_pool(p, x.data(), r.pooled.data());
+    max_pool_grad(p, x.data(), dp.data(), r.dpool.data());
+    avg_pool(p, x.data(), r.avg.data());
+    avg_pool_grad(p, dp.data(), r.davg.data());
+    return r;
+  };
+  namespace ref = eagle::cpu::reference;
+  namespace dnn = eagle::cpu::onednn;
+  const Results want =
+      compute(ref::conv2d<float>, ref::conv2d_backprop_input<float>,
+              ref::conv2d_backprop_filter<float>, ref::max_pool<float>, ref::max_pool_grad<float>,
+              ref::avg_pool<float>, ref::avg_pool_grad<float>);
+  std::vector<Results> got;
+  for (int threads : {1, 2, 3, 4}) {
+    INFO(threads << " threads");
+    eagle::cpu::set_intra_op_threads(threads);
+    got.push_back(compute(dnn::conv2d, dnn::conv2d_backprop_input, dnn::conv2d_backprop_filter,
+                          dnn::max_pool, dnn::max_pool_grad, dnn::avg_pool, dnn::avg_pool_grad));
+    const Results& r = got.back();
+    CHECK(close(r.y, want.y));
+    CHECK(close(r.dx, want.dx));
+    CHECK(close(r.df, want.df));
+    CHECK(r.pooled == want.pooled);
+    CHECK(close(r.dpool, want.dpool));
+    CHECK(close(r.avg, want.avg));
+    CHECK(close(r.davg, want.davg));
+  }
+  for (int i : {1, 2}) {  // 2 and 3 threads: the bits of 1 thread
+    INFO(i + 1 << " threads against 1");
+    CHECK(got[i].y == got[0].y);
+    CHECK(got[i].dx == got[0].dx);
+    CHECK(got[i].df == got[0].df);
+    CHECK(got[i].dpool == got[0].dpool);
+    CHECK(got[i].avg == got[0].avg);
+    CHECK(got[i].davg == got[0].davg);
+  }
 }
 #endif

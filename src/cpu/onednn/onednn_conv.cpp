@@ -82,30 +82,50 @@ Key pool_key(Kind kind, const ops::Pool2DAttrs& a) {
           0};
 }
 
+// One argument of a convolution (Note [oneDNN layouts]): eagle's layout (`user`), the layout the
+// primitive chose (`inner`), and the reorder between them when they differ (user -> inner for an
+// input, inner -> user for the output).
+struct LayoutArg {
+  int id;  // DNNL_ARG_*
+  memory::desc user;
+  memory::desc inner;
+  bool output;
+  bool reordered;
+  dnnl::reorder reorder;
+  memory::desc reorder_scratchpad;
+};
+
 // A primitive ready to run: what it needs beside its arguments.
 struct Entry {
   dnnl::primitive primitive;
   memory::desc scratchpad;
   memory::desc workspace;  // max pooling: the forward's record of each window's maximum
   std::string implementation;
+  int threads = 1;  // the OpenMP team size it was made for, and runs on (Note [oneDNN primitives])
   // Max pooling backward: the forward-training primitive that fills the workspace.
   std::shared_ptr<const Entry> forward;
+  // Convolutions: their three tensor arguments, in the order the callers pass the pointers.
+  std::vector<LayoutArg> args;
 };
 
-// Note [oneDNN primitives]: one cache for every kind.
-std::shared_ptr<const Entry> cached(const Key& key,
+// Note [oneDNN primitives]: one cache for every kind, keyed by the geometry and the team size.
+std::shared_ptr<const Entry> cached(const Key& key, int threads,
                                     std::shared_ptr<const Entry> (*make)(const void*),
                                     const void* attrs) {
   static std::mutex mutex;
-  static std::map<Key, std::shared_ptr<const Entry>> cache;
+  static std::map<std::pair<Key, int>, std::shared_ptr<const Entry>> cache;
+  const std::pair<Key, int> full_key(key, threads);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(key);
+    auto it = cache.find(full_key);
     if (it != cache.end()) return it->second;
   }
-  std::shared_ptr<const Entry> entry = make(attrs);  // outside the lock: creation may be slow
+  // oneDNN fixes a primitive's thread count when it makes it, from the calling thread's OpenMP
+  // team size. Outside the lock: creation may be slow.
+  omp_set_num_threads(threads);
+  std::shared_ptr<const Entry> entry = make(attrs);
   std::lock_guard<std::mutex> lock(mutex);
-  return cache.emplace(key, std::move(entry)).first->second;
+  return cache.emplace(full_key, std::move(entry)).first->second;
 }
 
 dnnl::primitive_attr user_scratchpad() {
@@ -118,16 +138,21 @@ memory::desc nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
   return memory::desc({n, c, h, w}, memory::data_type::f32, tag::nhwc);
 }
 
+// The dims of a Conv2D's arguments and, per argument, eagle's layout (nhwc, hwio) or, with
+// `chosen`, format_tag::any: the primitive picks (Note [oneDNN layouts]).
 struct ConvDescs {
   memory::desc src, weights, dst;
   memory::dims strides, dilates, padding_l, padding_r;
 };
 
-ConvDescs conv_descs(const ops::Conv2DAttrs& a) {
-  return {nhwc(a.batch, a.in_height, a.in_width, a.in_channels),
-          memory::desc({a.out_channels, a.in_channels, a.filter_height, a.filter_width},
-                       memory::data_type::f32, tag::hwio),
-          nhwc(a.batch, a.out_height, a.out_width, a.out_channels),
+ConvDescs conv_descs(const ops::Conv2DAttrs& a, bool chosen = false) {
+  const memory::dims src = {a.batch, a.in_channels, a.in_height, a.in_width};
+  const memory::dims weights = {a.out_channels, a.in_channels, a.filter_height, a.filter_width};
+  const memory::dims dst = {a.batch, a.out_channels, a.out_height, a.out_width};
+  const auto f32 = memory::data_type::f32;
+  return {memory::desc(src, f32, chosen ? tag::any : tag::nhwc),
+          memory::desc(weights, f32, chosen ? tag::any : tag::hwio),
+          memory::desc(dst, f32, chosen ? tag::any : tag::nhwc),
           {a.stride_h, a.stride_w},
           {a.dilation_h - 1, a.dilation_w - 1},  // oneDNN counts the holes: 0 is no dilation
           {a.pad_top, a.pad_left},
@@ -136,11 +161,42 @@ ConvDescs conv_descs(const ops::Conv2DAttrs& a) {
 
 dnnl::convolution_forward::primitive_desc conv_forward_pd(const ops::Conv2DAttrs& a,
                                                           dnnl::prop_kind kind) {
-  const ConvDescs d = conv_descs(a);
+  const ConvDescs d = conv_descs(a, /*chosen=*/true);
   const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, d.src,
                                              d.weights, d.dst, d.strides, d.dilates, d.padding_l,
                                              d.padding_r);
   return {desc, user_scratchpad(), engine()};
+}
+
+// True when the two descriptions put every element at the same offset: equal, or both plain
+// (unblocked) with the same strides along every axis longer than 1 (nhwc and nchw with one
+// channel: the first convolution's input).
+bool same_bytes(const memory::desc& a, const memory::desc& b) {
+  if (a == b) return true;
+  const dnnl_memory_desc_t& x = a.data;
+  const dnnl_memory_desc_t& y = b.data;
+  if (x.format_kind != dnnl_blocked || y.format_kind != dnnl_blocked) return false;
+  if (x.ndims != y.ndims || x.data_type != y.data_type || x.offset0 != y.offset0) return false;
+  const auto& bx = x.format_desc.blocking;
+  const auto& by = y.format_desc.blocking;
+  if (bx.inner_nblks != 0 || by.inner_nblks != 0) return false;
+  for (int i = 0; i < x.ndims; ++i) {
+    if (x.dims[i] != y.dims[i] || x.padded_dims[i] != y.padded_dims[i]) return false;
+    if (x.dims[i] > 1 && bx.strides[i] != by.strides[i]) return false;
+  }
+  return true;
+}
+
+LayoutArg layout_arg(int id, const memory::desc& user, const memory::desc& inner, bool output) {
+  LayoutArg arg{id, user, inner, output, !same_bytes(user, inner), {}, {}};
+  if (arg.reordered) {
+    const dnnl::reorder::primitive_desc pd =
+        output ? dnnl::reorder::primitive_desc(engine(), inner, engine(), user, user_scratchpad())
+               : dnnl::reorder::primitive_desc(engine(), user, engine(), inner, user_scratchpad());
+    arg.reorder = dnnl::reorder(pd);
+    arg.reorder_scratchpad = pd.scratchpad_desc();
+  }
+  return arg;
 }
 
 template <class PrimitiveDesc, class Primitive>
@@ -150,37 +206,58 @@ std::shared_ptr<const Entry> entry_of(const PrimitiveDesc& pd) {
   e->scratchpad = pd.scratchpad_desc();
   e->workspace = pd.workspace_desc();
   e->implementation = pd.impl_info_str();
+  e->threads = omp_get_max_threads();  // what oneDNN saw while making it (cached() sets it)
   return e;
 }
 
+// The convolutions' entries list their arguments in the order of the public functions' pointers:
+// the two inputs, then the output.
 std::shared_ptr<const Entry> make_conv_forward(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  return entry_of<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(
-      conv_forward_pd(a, dnnl::prop_kind::forward_inference));
+  const auto pd = conv_forward_pd(a, dnnl::prop_kind::forward_inference);
+  auto e = std::const_pointer_cast<Entry>(
+      entry_of<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd));
+  const ConvDescs u = conv_descs(a);
+  e->args = {layout_arg(DNNL_ARG_SRC, u.src, pd.src_desc(), false),
+             layout_arg(DNNL_ARG_WEIGHTS, u.weights, pd.weights_desc(), false),
+             layout_arg(DNNL_ARG_DST, u.dst, pd.dst_desc(), true)};
+  return e;
 }
 
 std::shared_ptr<const Entry> make_conv_backward_data(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  const ConvDescs d = conv_descs(a);
+  const ConvDescs d = conv_descs(a, /*chosen=*/true);
   const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
                                                    d.weights, d.dst, d.strides, d.dilates,
                                                    d.padding_l, d.padding_r);
   const dnnl::convolution_backward_data::primitive_desc pd(
       desc, user_scratchpad(), engine(), conv_forward_pd(a, dnnl::prop_kind::forward_training));
-  return entry_of<dnnl::convolution_backward_data::primitive_desc, dnnl::convolution_backward_data>(
-      pd);
+  auto e = std::const_pointer_cast<Entry>(
+      entry_of<dnnl::convolution_backward_data::primitive_desc, dnnl::convolution_backward_data>(
+          pd));
+  const ConvDescs u = conv_descs(a);
+  e->args = {layout_arg(DNNL_ARG_WEIGHTS, u.weights, pd.weights_desc(), false),
+             layout_arg(DNNL_ARG_DIFF_DST, u.dst, pd.diff_dst_desc(), false),
+             layout_arg(DNNL_ARG_DIFF_SRC, u.src, pd.diff_src_desc(), true)};
+  return e;
 }
 
 std::shared_ptr<const Entry> make_conv_backward_weights(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  const ConvDescs d = conv_descs(a);
+  const ConvDescs d = conv_descs(a, /*chosen=*/true);
   const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
                                                       d.weights, d.dst, d.strides, d.dilates,
                                                       d.padding_l, d.padding_r);
   const dnnl::convolution_backward_weights::primitive_desc pd(
       desc, user_scratchpad(), engine(), conv_forward_pd(a, dnnl::prop_kind::forward_training));
-  return entry_of<dnnl::convolution_backward_weights::primitive_desc,
-                  dnnl::convolution_backward_weights>(pd);
+  auto e =
+      std::const_pointer_cast<Entry>(entry_of<dnnl::convolution_backward_weights::primitive_desc,
+                                              dnnl::convolution_backward_weights>(pd));
+  const ConvDescs u = conv_descs(a);
+  e->args = {layout_arg(DNNL_ARG_SRC, u.src, pd.src_desc(), false),
+             layout_arg(DNNL_ARG_DIFF_DST, u.dst, pd.diff_dst_desc(), false),
+             layout_arg(DNNL_ARG_DIFF_WEIGHTS, u.weights, pd.diff_weights_desc(), true)};
+  return e;
 }
 
 dnnl::pooling_forward::primitive_desc pool_forward_pd(const ops::Pool2DAttrs& a,
@@ -239,119 +316,297 @@ memory wrap(const memory::desc& desc, const void* data) {
   return memory(desc, engine(), const_cast<void*>(data));
 }
 
+// A buffer of the calling thread that only grows: a fresh, zeroed one per call cost more than the
+// convolution (page faults and the memset).
+class GrowingBuffer {
+ public:
+  void* get(std::size_t bytes) {
+    if (bytes > capacity_) {
+      data_.reset();
+      data_.reset(new std::uint8_t[bytes]);
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<std::uint8_t[]> data_;
+  std::size_t capacity_ = 0;
+};
+
+// The scratchpad of a primitive about to run on this thread (gemm-based convolutions keep their
+// im2col buffer there: hundreds of MB for a batch of 128 56x56x64 images).
+memory scratchpad_of(const memory::desc& desc) {
+  thread_local GrowingBuffer scratchpad;
+  return wrap(desc, scratchpad.get(desc.get_size()));
+}
+
+void execute(const dnnl::primitive& primitive, const std::string& what, dnnl::stream& stream,
+             const std::unordered_map<int, memory>& args) {
+  try {
+    primitive.execute(stream, args);
+  } catch (const dnnl::error& error) {
+    throw InternalError(fmt::format("oneDNN ({}) failed: {}", what, error.what()));
+  }
+}
+
 // Runs a primitive on the calling thread's OpenMP team of eagle's intra-op size, with its own
 // scratchpad (and workspace).
 void run(const Entry& e, std::unordered_map<int, memory> args) {
-  omp_set_num_threads(intra_op_threads());
-  // The scratchpad (gemm-based convolutions keep their im2col buffer there: hundreds of MB for
-  // a batch of 128 56x56x64 images) is kept per thread and only grows: a fresh, zeroed one per
-  // call cost more than the convolution (page faults and the memset).
-  thread_local std::unique_ptr<std::uint8_t[]> scratchpad;
-  thread_local std::size_t capacity = 0;
-  const std::size_t bytes = e.scratchpad.get_size();
-  if (bytes > capacity) {
-    scratchpad.reset();
-    scratchpad.reset(new std::uint8_t[bytes]);
-    capacity = bytes;
-  }
-  args.emplace(DNNL_ARG_SCRATCHPAD, wrap(e.scratchpad, scratchpad.get()));
+  omp_set_num_threads(e.threads);
+  args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_of(e.scratchpad));
   dnnl::stream stream(engine());
+  execute(e.primitive, e.implementation, stream, args);
+  stream.wait();
+}
+
+// Runs a convolution on eagle's buffers, `data[i]` being e.args[i]'s (Note [oneDNN layouts]):
+// inputs in another layout are reordered into this thread's buffers first, the output written
+// there and reordered into eagle's buffer after. Every primitive here runs to completion inside
+// execute (a CPU stream with the OpenMP runtime is synchronous), so they share one scratchpad.
+void run_convolution(const Entry& e, const std::array<const void*, 3>& data) {
+  omp_set_num_threads(e.threads);
+  thread_local std::array<GrowingBuffer, 3> staging;
+  dnnl::stream stream(engine());
+  std::unordered_map<int, memory> args;
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    const LayoutArg& arg = e.args[i];
+    if (!arg.reordered) {
+      args.emplace(arg.id, wrap(arg.inner, data[i]));
+      continue;
+    }
+    memory inner = wrap(arg.inner, staging[i].get(arg.inner.get_size()));
+    if (!arg.output) {
+      const memory user = wrap(arg.user, data[i]);
+      execute(arg.reorder, "reorder", stream,
+              {{DNNL_ARG_FROM, user},
+               {DNNL_ARG_TO, inner},
+               {DNNL_ARG_SCRATCHPAD, scratchpad_of(arg.reorder_scratchpad)}});
+    }
+    args.emplace(arg.id, inner);
+  }
+  args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_of(e.scratchpad));
+  execute(e.primitive, e.implementation, stream, args);
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    const LayoutArg& arg = e.args[i];
+    if (!arg.output || !arg.reordered) continue;
+    execute(arg.reorder, "reorder", stream,
+            {{DNNL_ARG_FROM, args.at(arg.id)},
+             {DNNL_ARG_TO, wrap(arg.user, data[i])},
+             {DNNL_ARG_SCRATCHPAD, scratchpad_of(arg.reorder_scratchpad)}});
+  }
+  stream.wait();
+}
+
+// The entry for this geometry on an OpenMP team of `threads`.
+template <class Make>
+std::shared_ptr<const Entry> conv_entry(Kind kind, const ops::Conv2DAttrs& a, Make make,
+                                        int threads) {
   try {
-    e.primitive.execute(stream, args);
-    stream.wait();
+    return cached(conv_key(kind, a), threads, make, &a);
   } catch (const dnnl::error& error) {
-    throw InternalError(fmt::format("oneDNN ({}) failed: {}", e.implementation, error.what()));
+    throw InternalError(fmt::format("oneDNN could not make a primitive: {}", error.what()));
   }
 }
 
 template <class Make>
-const Entry& conv_entry(Kind kind, const ops::Conv2DAttrs& a, Make make) {
-  thread_local std::shared_ptr<const Entry> held;  // keeps the entry alive while it runs
+std::shared_ptr<const Entry> pool_entry(Kind kind, const ops::Pool2DAttrs& a, Make make,
+                                        int threads) {
   try {
-    held = cached(conv_key(kind, a), make, &a);
+    return cached(pool_key(kind, a), threads, make, &a);
   } catch (const dnnl::error& error) {
     throw InternalError(fmt::format("oneDNN could not make a primitive: {}", error.what()));
   }
-  return *held;
 }
 
-template <class Make>
-const Entry& pool_entry(Kind kind, const ops::Pool2DAttrs& a, Make make) {
-  thread_local std::shared_ptr<const Entry> held;
-  try {
-    held = cached(pool_key(kind, a), make, &a);
-  } catch (const dnnl::error& error) {
-    throw InternalError(fmt::format("oneDNN could not make a primitive: {}", error.what()));
-  }
-  return *held;
+// Note [Batch blocks]
+// ~~~~~~~~~~~~~~~~~~~
+// oneDNN threads a primitive over its OpenMP team with static partitions and barriers (the
+// direct convolutions' backward-weights reduces per-thread partial sums behind one): every
+// parallel region waits for its slowest thread, and on a 2-core machine shared with other
+// processes one of the two is often off its core, so a step on two threads took longer than on
+// one (docs/performance.md, "Seed CNN: where the time goes"). So convolutions and pools cut the
+// batch into blocks of kBatchBlock images and run one single-threaded primitive per block on
+// eagle's intra-op pool (Note [Intra-op parallelism]), whose calling thread takes every block no
+// worker has started: a worker that is off its core delays at most the block it holds. The
+// blocks depend on the batch alone, never on the thread count, and the filter gradient adds the
+// blocks' partial sums in block order, so results are the same on any number of threads. A batch
+// of fewer blocks than threads (one image at a large resolution, say) cannot keep the threads
+// busy this way and runs as one primitive on an OpenMP team of all the threads instead.
+constexpr std::int64_t kBatchBlock = 16;
+
+std::int64_t batch_blocks(std::int64_t batch) { return (batch + kBatchBlock - 1) / kBatchBlock; }
+
+// True when an op over `batch` images runs in blocks (else: one primitive on a team).
+bool in_blocks(std::int64_t batch) {
+  const int threads = intra_op_threads();
+  return threads == 1 || batch_blocks(batch) >= threads;
 }
+
+// Calls block(begin, count) for each block of the batch, on the intra-op pool.
+template <class Block>
+void for_each_block(std::int64_t batch, Block block) {
+  struct Context {
+    std::int64_t batch;
+    Block* block;
+  } context{batch, &block};
+  detail::run_chunks(
+      batch_blocks(batch),
+      [](void* p, std::int64_t b) {
+        const auto& c = *static_cast<const Context*>(p);
+        const std::int64_t begin = b * kBatchBlock;
+        (*c.block)(begin, std::min(kBatchBlock, c.batch - begin));
+      },
+      &context);
+}
+
+template <class Attrs>
+Attrs with_batch(Attrs a, std::int64_t batch) {
+  a.batch = batch;
+  return a;
+}
+
+std::int64_t image_size(std::int64_t h, std::int64_t w, std::int64_t c) { return h * w * c; }
 
 }  // namespace
 
 void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output) {
-  const Entry& e = conv_entry(Kind::kConvForward, a, make_conv_forward);
-  const ConvDescs d = conv_descs(a);
-  run(e, {{DNNL_ARG_SRC, wrap(d.src, input)},
-          {DNNL_ARG_WEIGHTS, wrap(d.weights, filter)},
-          {DNNL_ARG_DST, wrap(d.dst, output)}});
+  if (!in_blocks(a.batch)) {
+    run_convolution(*conv_entry(Kind::kConvForward, a, make_conv_forward, intra_op_threads()),
+                    {input, filter, output});
+    return;
+  }
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.in_channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.out_channels);
+  for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
+    const auto e = conv_entry(Kind::kConvForward, with_batch(a, count), make_conv_forward, 1);
+    run_convolution(*e, {input + begin * in, filter, output + begin * out});
+  });
 }
 
 void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
                            const float* out_backprop, float* input_backprop) {
-  const Entry& e = conv_entry(Kind::kConvBackwardData, a, make_conv_backward_data);
-  const ConvDescs d = conv_descs(a);
-  run(e, {{DNNL_ARG_DIFF_SRC, wrap(d.src, input_backprop)},
-          {DNNL_ARG_WEIGHTS, wrap(d.weights, filter)},
-          {DNNL_ARG_DIFF_DST, wrap(d.dst, out_backprop)}});
+  if (!in_blocks(a.batch)) {
+    run_convolution(
+        *conv_entry(Kind::kConvBackwardData, a, make_conv_backward_data, intra_op_threads()),
+        {filter, out_backprop, input_backprop});
+    return;
+  }
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.in_channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.out_channels);
+  for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
+    const auto e =
+        conv_entry(Kind::kConvBackwardData, with_batch(a, count), make_conv_backward_data, 1);
+    run_convolution(*e, {filter, out_backprop + begin * out, input_backprop + begin * in});
+  });
 }
 
 void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
                             const float* out_backprop, float* filter_backprop) {
-  const Entry& e = conv_entry(Kind::kConvBackwardWeights, a, make_conv_backward_weights);
-  const ConvDescs d = conv_descs(a);
-  run(e, {{DNNL_ARG_SRC, wrap(d.src, input)},
-          {DNNL_ARG_DIFF_WEIGHTS, wrap(d.weights, filter_backprop)},
-          {DNNL_ARG_DIFF_DST, wrap(d.dst, out_backprop)}});
+  if (!in_blocks(a.batch)) {
+    run_convolution(
+        *conv_entry(Kind::kConvBackwardWeights, a, make_conv_backward_weights, intra_op_threads()),
+        {input, out_backprop, filter_backprop});
+    return;
+  }
+  // Note [Batch blocks]: block b's partial sum goes to partials[b] (block 0's to the output), then
+  // they are added in block order.
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.in_channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.out_channels);
+  const std::int64_t size = a.filter_height * a.filter_width * a.in_channels * a.out_channels;
+  const std::int64_t blocks = batch_blocks(a.batch);
+  std::vector<float> partials(static_cast<std::size_t>((blocks - 1) * size));
+  for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
+    const std::int64_t b = begin / kBatchBlock;
+    float* sum = b == 0 ? filter_backprop : partials.data() + (b - 1) * size;
+    const auto e =
+        conv_entry(Kind::kConvBackwardWeights, with_batch(a, count), make_conv_backward_weights, 1);
+    run_convolution(*e, {input + begin * in, out_backprop + begin * out, sum});
+  });
+  for (std::int64_t b = 1; b < blocks; ++b) {
+    const float* partial = partials.data() + (b - 1) * size;
+    for (std::int64_t i = 0; i < size; ++i) filter_backprop[i] += partial[i];
+  }
+}
+
+// Pools: one primitive per block (Note [Batch blocks]) or on the whole batch.
+template <class Make, class Run>
+void pool_in_blocks(Kind kind, const ops::Pool2DAttrs& a, Make make, Run run_block) {
+  if (!in_blocks(a.batch)) {
+    run_block(*pool_entry(kind, a, make, intra_op_threads()), a, 0);
+    return;
+  }
+  for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
+    const ops::Pool2DAttrs block = with_batch(a, count);
+    run_block(*pool_entry(kind, block, make, 1), block, begin);
+  });
 }
 
 void max_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
-  const Entry& e = pool_entry(Kind::kMaxPoolForward, a, make_max_pool_forward);
-  run(e, {{DNNL_ARG_SRC, wrap(nhwc(a.batch, a.in_height, a.in_width, a.channels), input)},
-          {DNNL_ARG_DST, wrap(nhwc(a.batch, a.out_height, a.out_width, a.channels), output)}});
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
+  pool_in_blocks(Kind::kMaxPoolForward, a, make_max_pool_forward,
+                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                   run(e, {{DNNL_ARG_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
+                                               input + begin * in)},
+                           {DNNL_ARG_DST, wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels),
+                                               output + begin * out)}});
+                 });
 }
 
 void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
-  const Entry& e = pool_entry(Kind::kAvgPoolForward, a, make_avg_pool_forward);
-  run(e, {{DNNL_ARG_SRC, wrap(nhwc(a.batch, a.in_height, a.in_width, a.channels), input)},
-          {DNNL_ARG_DST, wrap(nhwc(a.batch, a.out_height, a.out_width, a.channels), output)}});
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
+  pool_in_blocks(Kind::kAvgPoolForward, a, make_avg_pool_forward,
+                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                   run(e, {{DNNL_ARG_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
+                                               input + begin * in)},
+                           {DNNL_ARG_DST, wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels),
+                                               output + begin * out)}});
+                 });
 }
 
 void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad) {
-  const Entry& e = pool_entry(Kind::kAvgPoolBackward, a, make_avg_pool_backward);
-  run(e,
-      {{DNNL_ARG_DIFF_DST, wrap(nhwc(a.batch, a.out_height, a.out_width, a.channels), grad)},
-       {DNNL_ARG_DIFF_SRC, wrap(nhwc(a.batch, a.in_height, a.in_width, a.channels), input_grad)}});
+  const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
+  const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
+  pool_in_blocks(
+      Kind::kAvgPoolBackward, a, make_avg_pool_backward,
+      [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+        run(e, {{DNNL_ARG_DIFF_DST,
+                 wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels), grad + begin * out)},
+                {DNNL_ARG_DIFF_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
+                                         input_grad + begin * in)}});
+      });
 }
 
 void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* grad,
                    float* input_grad) {
-  const Entry& e = pool_entry(Kind::kMaxPoolBackward, a, make_max_pool_backward);
-  const memory::desc in = nhwc(a.batch, a.in_height, a.in_width, a.channels);
-  const memory::desc out = nhwc(a.batch, a.out_height, a.out_width, a.channels);
-  // The forward again, for its workspace; its output is not needed but must go somewhere.
-  std::vector<std::uint8_t> workspace(e.forward->workspace.get_size());
-  std::vector<float> output(
-      static_cast<std::size_t>(a.batch * a.out_height * a.out_width * a.channels));
-  run(*e.forward, {{DNNL_ARG_SRC, wrap(in, input)},
-                   {DNNL_ARG_DST, wrap(out, output.data())},
-                   {DNNL_ARG_WORKSPACE, wrap(e.forward->workspace, workspace.data())}});
-  run(e, {{DNNL_ARG_DIFF_DST, wrap(out, grad)},
-          {DNNL_ARG_DIFF_SRC, wrap(in, input_grad)},
-          {DNNL_ARG_WORKSPACE, wrap(e.workspace, workspace.data())}});
+  const std::int64_t in_size = image_size(a.in_height, a.in_width, a.channels);
+  const std::int64_t out_size = image_size(a.out_height, a.out_width, a.channels);
+  pool_in_blocks(Kind::kMaxPoolBackward, a, make_max_pool_backward,
+                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                   const memory::desc in = nhwc(b.batch, b.in_height, b.in_width, b.channels);
+                   const memory::desc out = nhwc(b.batch, b.out_height, b.out_width, b.channels);
+                   // The forward again, for its workspace; its output is not needed but must go
+                   // somewhere.
+                   thread_local GrowingBuffer workspace, output;
+                   void* ws = workspace.get(e.forward->workspace.get_size());
+                   run(*e.forward, {{DNNL_ARG_SRC, wrap(in, input + begin * in_size)},
+                                    {DNNL_ARG_DST, wrap(out, output.get(out.get_size()))},
+                                    {DNNL_ARG_WORKSPACE, wrap(e.forward->workspace, ws)}});
+                   run(e, {{DNNL_ARG_DIFF_DST, wrap(out, grad + begin * out_size)},
+                           {DNNL_ARG_DIFF_SRC, wrap(in, input_grad + begin * in_size)},
+                           {DNNL_ARG_WORKSPACE, wrap(e.workspace, ws)}});
+                 });
 }
 
 std::string conv2d_implementation(const ops::Conv2DAttrs& a) {
-  return conv_entry(Kind::kConvForward, a, make_conv_forward).implementation;
+  if (!in_blocks(a.batch)) {
+    return conv_entry(Kind::kConvForward, a, make_conv_forward, intra_op_threads())->implementation;
+  }
+  return conv_entry(Kind::kConvForward, with_batch(a, std::min(kBatchBlock, a.batch)),
+                    make_conv_forward, 1)
+      ->implementation;
 }
 
 }  // namespace eagle::cpu::onednn

@@ -4,17 +4,35 @@
 //
 // Note [oneDNN primitives]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
-// - Activations are described as nhwc and filters as hwio, eagle's own layouts, so oneDNN reads
-//   and writes eagle's buffers in place: no reorder of any tensor.
+// - Pooling reads and writes eagle's nhwc buffers in place. Convolutions let oneDNN choose
+//   their layouts (Note [oneDNN layouts]).
 // - A primitive is created once per (kind, geometry) and kept in a process-wide cache behind a
 //   mutex (creation costs tens of microseconds to milliseconds; a lookup well under one).
 // - Primitives run with a user scratchpad allocated per call, so one primitive may run on several
 //   threads at once (oneDNN's library-managed scratchpad is shared per primitive).
 // - libdnnl is built with OpenMP: each call sets the calling thread's OpenMP team size to eagle's
-//   intra-op thread count (config::threading), so oneDNN uses the threads eagle is allowed.
+//   intra-op thread count (config::threading), so oneDNN uses the threads eagle is allowed. Its
+//   JIT kernels fix their thread count when the primitive is made (from that team size) and
+//   always run on that many threads, so the cache key holds the count too, and a primitive is
+//   made under the team size it will run on (one made under the default team of every core and
+//   run after omp_set_num_threads(1) still took two threads: `--threads 1` was not one thread).
 // - Max pooling backward needs the forward's workspace (where each maximum was): MaxPoolGrad runs
 //   the forward-training primitive on orig_input first. oneDNN's kernels pick the first maximum
 //   of a window, TensorFlow's rule; tests/nn_conv_test.cpp checks it on ties.
+//
+// Note [oneDNN layouts]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Given plain nhwc/hwio descriptors, Debian's oneDNN 2.6 picks its gemm-based convolution
+// (im2col + sgemm, `x64:gemm:jit`), which on the seed CNN's shapes is about half as fast as its
+// direct JIT kernels on blocked layouts (nChw16c activations, OIhw16i16o filters) and, on two
+// OpenMP threads, 4-10x slower than on one in backward-data and in backward-weights with one
+// input channel (docs/performance.md, "Seed CNN: where the time goes"). So each convolution is
+// created with format_tag::any and keeps, beside its primitive, a reorder per argument whose
+// chosen layout differs from eagle's: inputs are reordered into per-thread staging buffers, the
+// output is reordered back into eagle's nhwc/hwio tensor. eagle's tensors stay nhwc: each op
+// converts at its own boundary (an eager library cannot keep a blocked tensor between ops), which
+// costs about 5% of the convolution at these sizes. A layout that puts every element where
+// eagle's does (nchw with one channel) is used in place.
 #pragma once
 
 #include <string>
