@@ -58,6 +58,34 @@ for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_ov
   grep -v '^{' "$log" || true          # the table to the terminal
   rm -f "$log"
 done
+# Issue 17: conv2d forward and backprops, and one epoch of the seed CNN's fit on Fashion-MNIST,
+# one process per batch size so each peak RSS is that fit's own (only --quick passes: --reps
+# counts epochs there; bench/compare runs their peers).
+for run in conv2d "fit_epoch --filter fit_epoch/32" "fit_epoch --filter fit_epoch/128"; do
+  read -r name extra <<< "$run"
+  exe="$build/bench/bench_$name"
+  if [[ ! -x "$exe" ]]; then
+    echo "missing $exe (configure with -DEAGLE_BENCH=ON and build bench_$name)" >&2
+    status=1
+    continue
+  fi
+  pass=("${args[@]}")
+  if [[ "$name" == fit_epoch ]]; then
+    pass=()
+    if [[ " ${args[*]:-} " == *" --quick "* ]]; then pass=(--quick); fi
+  fi
+  echo
+  echo "## bench_$name $extra ${pass[*]:-}"
+  log="$(mktemp)"
+  # shellcheck disable=SC2086  # $extra is the filter's two words
+  if "$exe" $extra "${pass[@]}" > "$log"; then :; else
+    echo "bench_$name FAILED (exit $?)" >&2
+    status=1
+  fi
+  grep '^{' "$log" >> "$out" || true
+  grep -v '^{' "$log" || true
+  rm -f "$log"
+done
 # The GEMM providers (built only with oneDNN): OpenBLAS, oneDNN and eagle on the same shapes.
 if [[ -x "$build/bench/bench_gemm_providers" ]]; then
   echo
