@@ -17,11 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
 #include "real_gpu.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
+
+using eagle_test::LevelLog;
 
 namespace {
 
@@ -35,33 +38,6 @@ using eagle::distribute::ReductionToOneDevice;
 std::string full(int gpu) {
   return "/job:localhost/replica:0/task:0/device:GPU:" + std::to_string(gpu);
 }
-
-class LevelLog {
- public:
-  LevelLog() {
-    eagle::debugging::set_log_level(eagle::debugging::LogLevel::kInfo);
-    eagle::debugging::set_log_sink([this](eagle::debugging::LogLevel level, std::string_view line) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.push_back(
-          (level == eagle::debugging::LogLevel::kInfo ? "INFO:eagle:" : "WARNING:eagle:") +
-          std::string(line));
-    });
-  }
-  ~LevelLog() {
-    eagle::debugging::set_log_sink(nullptr);
-    eagle::debugging::set_log_level(eagle::debugging::LogLevel::kWarning);
-  }
-  std::vector<std::string> take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> out;
-    out.swap(lines_);
-    return out;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 int physical_gpus() { return static_cast<int>(eagle::config::list_physical_devices("GPU").size()); }
 

@@ -17,8 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
+
+using eagle_test::LevelLog;
 
 namespace {
 
@@ -35,36 +38,6 @@ const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 const std::string kGpu1 = "/job:localhost/replica:0/task:0/device:GPU:1";
 const std::string kGpu2 = "/job:localhost/replica:0/task:0/device:GPU:2";
 const std::string kGpu3 = "/job:localhost/replica:0/task:0/device:GPU:3";
-
-// Log lines with their level ("WARNING:" / "INFO:" prefixed, as TensorFlow's Python logger
-// prints them), INFO on while alive.
-class LevelLog {
- public:
-  explicit LevelLog(bool info = true) {
-    eagle::debugging::set_log_level(info ? eagle::debugging::LogLevel::kInfo
-                                         : eagle::debugging::LogLevel::kWarning);
-    eagle::debugging::set_log_sink([this](eagle::debugging::LogLevel level, std::string_view line) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.push_back(
-          (level == eagle::debugging::LogLevel::kInfo ? "INFO:eagle:" : "WARNING:eagle:") +
-          std::string(line));
-    });
-  }
-  ~LevelLog() {
-    eagle::debugging::set_log_sink(nullptr);
-    eagle::debugging::set_log_level(eagle::debugging::LogLevel::kWarning);
-  }
-  std::vector<std::string> take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> out;
-    out.swap(lines_);
-    return out;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 // std::barrier is C++20: a reusable one for n threads.
 class Barrier {

@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
+
+using eagle_test::LevelLog;
 
 namespace {
 
@@ -23,34 +26,6 @@ const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
 const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 const std::string kGpu1 = "/job:localhost/replica:0/task:0/device:GPU:1";
-
-// Warnings and INFO lines, prefixed as the default sink prints them.
-class LevelLog {
- public:
-  LevelLog() {
-    eagle::debugging::set_log_level(eagle::debugging::LogLevel::kInfo);
-    eagle::debugging::set_log_sink([this](eagle::debugging::LogLevel level, std::string_view line) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lines_.push_back(
-          (level == eagle::debugging::LogLevel::kInfo ? "INFO:eagle:" : "WARNING:eagle:") +
-          std::string(line));
-    });
-  }
-  ~LevelLog() {
-    eagle::debugging::set_log_sink(nullptr);
-    eagle::debugging::set_log_level(eagle::debugging::LogLevel::kWarning);
-  }
-  std::vector<std::string> take() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> out;
-    out.swap(lines_);
-    return out;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 }  // namespace
 
