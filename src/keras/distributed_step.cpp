@@ -80,6 +80,22 @@ struct ReplicaOutput {
   Tensor loss;
 };
 
+// The replicas' predictions in replica order, and their losses summed (each is already over the
+// global batch, so the sum is the global batch's loss).
+struct ReplicaTotals {
+  std::vector<Tensor> y_preds;
+  double loss = 0;
+};
+
+ReplicaTotals totals_of(const PerReplica<ReplicaOutput>& outputs) {
+  ReplicaTotals totals;
+  for (const ReplicaOutput& out : outputs) {
+    totals.y_preds.push_back(out.y_pred);
+    totals.loss += static_cast<double>(out.loss.item<float>());
+  }
+  return totals;
+}
+
 }  // namespace
 
 void check_weights_in_scope(const Model& model, const MirroredStrategy& strategy) {
@@ -173,14 +189,9 @@ void Model::distributed_train_step(const Tensor& x, const Tensor& y,
         return out;
       },
       xs, ys);
-  std::vector<Tensor> y_preds;
-  double loss = 0;
-  for (const ReplicaOutput& out : outputs) {
-    y_preds.push_back(out.y_pred);
-    loss += static_cast<double>(out.loss.item<float>());
-  }
-  build_metrics(y, y_preds.front());
-  update_metrics(ys.values(), y_preds, loss, global_batch);
+  const ReplicaTotals totals = totals_of(outputs);
+  build_metrics(y, totals.y_preds.front());
+  update_metrics(ys.values(), totals.y_preds, totals.loss, global_batch);
 }
 
 void Model::distributed_test_step(const Tensor& x, const Tensor& y,
@@ -197,14 +208,9 @@ void Model::distributed_test_step(const Tensor& x, const Tensor& y,
         return out;
       },
       xs, ys);
-  std::vector<Tensor> y_preds;
-  double loss = 0;
-  for (const ReplicaOutput& out : outputs) {
-    y_preds.push_back(out.y_pred);
-    loss += static_cast<double>(out.loss.item<float>());
-  }
-  build_metrics(y, y_preds.front());
-  update_metrics(ys.values(), y_preds, loss, global_batch);
+  const ReplicaTotals totals = totals_of(outputs);
+  build_metrics(y, totals.y_preds.front());
+  update_metrics(ys.values(), totals.y_preds, totals.loss, global_batch);
 }
 
 Tensor Model::distributed_predict_step(const Tensor& x, const MirroredStrategy& strategy) {
