@@ -31,11 +31,14 @@ inline void print_gpu_kind() {
 }
 
 // How a sample starts: without a CUDA GPU, `simulated_gpus` simulated ones (SEMANTICS §7); log
-// lines (placement) on stdout, in order with everything the sample prints; then which GPUs run it.
+// lines on stdout, in order with everything the sample prints (placement lines bare, warnings
+// prefixed "WARNING:eagle:" as the default sink prints them); then which GPUs run it.
 inline void start(int simulated_gpus) {
   eagle::config::simulate_gpus_when_absent(simulated_gpus);
-  eagle::debugging::set_log_sink(
-      [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("{}\n", line); });
+  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel level, std::string_view line) {
+    fmt::print("{}{}\n", level == eagle::debugging::LogLevel::kWarning ? "WARNING:eagle:" : "",
+               line);
+  });
   print_gpu_kind();
 }
 
