@@ -17,6 +17,7 @@
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
 #include "keras_test_support.hpp"
+#include "mirrored_components.hpp"
 
 namespace {
 
@@ -29,19 +30,8 @@ using eagle_test::KerasPrintCapture;
 
 std::vector<float> values(const Tensor& t) { return t.to_vector<float>(); }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  const std::vector<float> x = values(a);
-  const std::vector<float> y = values(b);
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
-}
-
-bool components_identical(const Variable& v) {
-  const std::vector<Variable> c = v.components();
-  for (std::size_t i = 1; i < c.size(); ++i) {
-    if (!same_bits(c[0].read_value(), c[i].read_value())) return false;
-  }
-  return true;
-}
+using eagle_test::components_identical;
+using eagle_test::same_bits;
 
 // The largest |got - want| relative to the largest |want| (as mirrored_strategy_test measures).
 double relative_difference(const std::vector<float>& got, const std::vector<float>& want) {

@@ -20,6 +20,7 @@
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
+#include "mirrored_components.hpp"
 
 using eagle_test::LevelLog;
 
@@ -76,20 +77,8 @@ void check_throws(Fn&& fn, const std::string& prefix) {
 
 std::vector<float> values(const Tensor& t) { return t.to_vector<float>(); }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  const std::vector<float> x = values(a);
-  const std::vector<float> y = values(b);
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
-}
-
-// Every component of `v` holds the same bits as component 0.
-bool components_identical(const Variable& v) {
-  const std::vector<Variable> c = v.components();
-  for (std::size_t i = 1; i < c.size(); ++i) {
-    if (!same_bits(c[0].read_value(), c[i].read_value())) return false;
-  }
-  return true;
-}
+using eagle_test::components_identical;
+using eagle_test::same_bits;
 
 std::vector<float> random_values(std::size_t n, std::mt19937& rng, float scale) {
   std::normal_distribution<float> dist(0.0f, scale);

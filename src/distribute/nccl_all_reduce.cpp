@@ -184,6 +184,17 @@ std::vector<std::string> full_names(const std::vector<std::string>& specs) {
   return out;
 }
 
+// The devices' GPUs for NCCL, or InvalidArgumentError saying why NCCL cannot run on them.
+auto nccl_devices_or_throw(const std::vector<std::string>& names) {
+  std::string why;
+  auto gpus = nccl_devices(names, why);
+  if (gpus.empty()) {
+    throw InvalidArgumentError(
+        fmt::format("NcclAllReduce cannot run on {}: {}", tuple_repr(names), why));
+  }
+  return gpus;
+}
+
 }  // namespace
 
 std::optional<std::string> nccl_unusable_reason(const std::vector<std::string>& devices) {
@@ -206,12 +217,7 @@ NcclAllReduce::~NcclAllReduce() = default;
 
 void NcclAllReduce::prepare(const std::vector<std::string>& devices) {
   const std::vector<std::string> names = detail::full_names(devices);
-  std::string why;
-  const auto gpus = detail::nccl_devices(names, why);
-  if (gpus.empty()) {
-    throw InvalidArgumentError(
-        fmt::format("NcclAllReduce cannot run on {}: {}", detail::tuple_repr(names), why));
-  }
+  const auto gpus = detail::nccl_devices_or_throw(names);
 #ifdef EAGLE_WITH_CUDA
   communicators_->get(*cuda::nccl().library, gpus);
 #endif
@@ -243,12 +249,7 @@ std::vector<Tensor> NcclAllReduce::all_reduce(ReduceOp op, const std::vector<Ten
     }
   }
   const std::vector<std::string> names = detail::full_names(destinations);
-  std::string why;
-  const auto gpus = detail::nccl_devices(names, why);
-  if (gpus.empty()) {
-    throw InvalidArgumentError(
-        fmt::format("NcclAllReduce cannot run on {}: {}", detail::tuple_repr(names), why));
-  }
+  const auto gpus = detail::nccl_devices_or_throw(names);
 #ifdef EAGLE_WITH_CUDA
   const DType dtype = values[0].dtype();
   const Shape shape = values[0].shape();
