@@ -264,6 +264,9 @@ inline const std::map<std::string, OpFn>& ops() {
     t["unsorted_segment_sum"] = [](const Inputs& in, const Json& a) {
       return eagle::math::unsorted_segment_sum(in.at(0), in.at(1), a["num_segments"].integer());
     };
+    t["identity_n"] = [](const Inputs& in, const Json& a) {
+      return eagle::identity_n(in).at(static_cast<std::size_t>(a["index"].integer()));
+    };
     t["check_numerics"] = [](const Inputs& in, const Json& a) {
       return eagle::debugging::check_numerics(in.at(0), a["message"].str());
     };

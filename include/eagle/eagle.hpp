@@ -2,6 +2,7 @@
 #pragma once
 
 #include "eagle/config.hpp"
+#include "eagle/custom_gradient.hpp"
 #include "eagle/debugging.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/dtype.hpp"

@@ -2,9 +2,12 @@
 // (TensorFlow's array_grad.py, math_grad.py _CastGrad, nn_grad.py _TopKGrad).
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "autodiff/grad_ops.hpp"
 #include "autodiff/gradient_registry.hpp"
 #include "eagle/debugging.hpp"
+#include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 
 namespace eagle::autodiff {
@@ -65,6 +68,42 @@ void slice_grad(const GradContext& c, Grads& g) {
 }
 
 void identity_grad(const GradContext& c, Grads& g) { g[0] = c.grad(); }
+
+// IdentityN passes each gradient through; recorded by eagle::custom_gradient, its gradient is the
+// user's grad_fn, from the gradients of the function's outputs (the trailing num_outputs outputs)
+// to those of its inputs (Note [Custom gradients] in ops/custom_gradient.cpp).
+void identity_n_grad(const GradContext& c, Grads& g) {
+  const auto& a = c.attrs<ops::IdentityNAttrs>();
+  if (a.grad_fn == nullptr) {
+    // As TensorFlow: an output no target depends on passes zeros, not None.
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      if (c.needs_input_grad(i)) g[static_cast<std::size_t>(i)] = c.grad(i);
+    }
+    return;
+  }
+  const int num_inputs = c.num_inputs() - a.num_outputs;
+  std::vector<Tensor> output_grads;
+  output_grads.reserve(static_cast<std::size_t>(a.num_outputs));
+  for (int i = num_inputs; i < c.num_outputs(); ++i) output_grads.push_back(c.grad(i));
+  std::vector<Tensor> input_grads = (*a.grad_fn)(output_grads);
+  if (static_cast<int>(input_grads.size()) != num_inputs) {
+    throw InvalidArgumentError(fmt::format(
+        "custom_gradient function expected to return {} gradients, but returned {} instead.",
+        num_inputs, input_grads.size()));
+  }
+  for (int i = 0; i < num_inputs; ++i) {
+    Tensor& grad = input_grads[static_cast<std::size_t>(i)];
+    if (!grad.defined()) continue;  // None: no gradient for this input
+    if (grad.shape() != c.input_shape(i) || grad.dtype() != c.input_dtype(i)) {
+      throw InvalidArgumentError(fmt::format(
+          "custom_gradient function returned a gradient of shape {} and dtype {} for input {} of "
+          "shape {} and dtype {}",
+          grad.shape().to_string(), dtype_name(grad.dtype()), i, c.input_shape(i).to_string(),
+          dtype_name(c.input_dtype(i))));
+    }
+    g[static_cast<std::size_t>(i)] = std::move(grad);
+  }
+}
 
 // TensorFlow's _CheckNumericsGrad: an identity whose gradient is checked too.
 void check_numerics_grad(const GradContext& c, Grads& g) {
@@ -193,6 +232,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add(OpId::kIdentity, identity_grad);
   r.add(OpId::kReadVariableOp, identity_grad);
   r.add(OpId::kCheckNumerics, check_numerics_grad);
+  r.add(OpId::kIdentityN, identity_n_grad);
   r.add(OpId::kCast, cast_grad);
   r.add(OpId::kTopKV2, top_k_grad, kSaveNone, save(1));
   r.add(OpId::kTile, tile_grad);

@@ -90,6 +90,33 @@ void TapeState::watch_variable(const std::shared_ptr<detail::VariableState>& sta
 void push_tape(TapeState& tape) { t_tape_set.add(tape); }
 void remove_tape(TapeState& tape) { t_tape_set.remove(tape); }
 
+bool thread_is_recording() {
+  for (const TapeState* tape : t_tape_set.tapes) {
+    if (tape->recording) return true;
+  }
+  return false;
+}
+
+ThreadRecordingPause::ThreadRecordingPause() {
+  for (TapeState* tape : t_tape_set.tapes) {
+    if (tape->recording) {
+      tape->recording = false;
+      paused_.push_back(tape);
+    }
+  }
+}
+
+// A tape the function stopped or destroyed meanwhile is no longer in the thread's set: it stays
+// as the function left it.
+ThreadRecordingPause::~ThreadRecordingPause() {
+  for (TapeState* tape : paused_) {
+    if (std::find(t_tape_set.tapes.begin(), t_tape_set.tapes.end(), tape) !=
+        t_tape_set.tapes.end()) {
+      tape->recording = tape->active;
+    }
+  }
+}
+
 void variable_accessed(const std::shared_ptr<detail::VariableState>& state) {
   if (t_tape_set.tapes.empty() || !state->trainable) return;
   if (!is_floating(impl_of(state->buffer)->dtype())) return;

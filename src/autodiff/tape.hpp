@@ -100,6 +100,22 @@ class TapeState {
 void push_tape(TapeState& tape);
 void remove_tape(TapeState& tape);
 
+// Whether a tape of the calling thread is recording.
+bool thread_is_recording();
+
+// Pauses every recording tape of the calling thread while it lives (eagle::custom_gradient runs
+// its function so: the tapes keep one IdentityN instead of the function's ops).
+class ThreadRecordingPause {
+ public:
+  ThreadRecordingPause();
+  ~ThreadRecordingPause();
+  ThreadRecordingPause(const ThreadRecordingPause&) = delete;
+  ThreadRecordingPause& operator=(const ThreadRecordingPause&) = delete;
+
+ private:
+  std::vector<TapeState*> paused_;
+};
+
 // Called by Variable::read_value before the read: each recording tape of the thread that
 // watches accessed variables watches a trainable one.
 void variable_accessed(const std::shared_ptr<detail::VariableState>& state);

@@ -187,6 +187,16 @@ struct IdentityKernel {
   }
 };
 
+// IdentityN: each output aliases its input (tensors are immutable), whatever their dtypes.
+template <class T>
+struct IdentityNKernel {
+  static void run(KernelContext& ctx) {
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      ctx.set_output(i, runtime::alias_tensor(ctx.input(i), ctx.output_shape(i)));
+    }
+  }
+};
+
 }  // namespace
 
 void register_creation_kernels(runtime::KernelTable& table) {
@@ -198,6 +208,7 @@ void register_creation_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kTruncatedNormal, DeviceType::kCPU, TruncatedNormalKernel>(table);
   kernels::register_op<OpId::kCast, DeviceType::kCPU, CastKernel>(table);
   kernels::register_op<OpId::kIdentity, DeviceType::kCPU, IdentityKernel>(table);
+  kernels::register_op<OpId::kIdentityN, DeviceType::kCPU, IdentityNKernel>(table);
 }
 
 }  // namespace eagle::cpu

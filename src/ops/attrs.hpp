@@ -3,10 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
+
+namespace eagle {
+class Tensor;
+}
 
 namespace eagle::ops {
 
@@ -180,12 +186,21 @@ struct CheckNumericsAttrs {
 // table (ops/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
+// IdentityN: its outputs are its inputs. eagle::custom_gradient records one over (inputs...,
+// outputs...) whose gradient is `grad_fn`'s (Note [Custom gradients] in ops/custom_gradient.cpp):
+// it maps the gradients of the last num_outputs outputs to those of the first
+// (num_inputs - num_outputs) inputs. Without grad_fn, IdentityN's gradient is the identity.
+using CustomGradientFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+struct IdentityNAttrs {
+  std::shared_ptr<const CustomGradientFn> grad_fn;
+  int num_outputs = 0;  // with grad_fn: how many of the trailing outputs are the function's
+};
 using OpAttrs =
     std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
                  ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
                  ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
                  EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs, LeakyReluAttrs, OneHotAttrs,
-                 FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs>;
+                 FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs, IdentityNAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -207,11 +207,12 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(FusedBatchNormV3,     5, 6, FusedBatchNormAttrs, kFloating, kFloating, kDifferentiable) \
   X(FusedBatchNormGradV3, 6, 5, FusedBatchNormAttrs, kFloating, kFloating, kNoGradient)
 
-// UnsortedSegmentSum (gather gradients, eagle::unsorted_segment_sum) and CheckNumerics
-// (eagle::debugging::check_numerics).
+// UnsortedSegmentSum (gather gradients, eagle::unsorted_segment_sum), CheckNumerics
+// (eagle::debugging::check_numerics) and IdentityN (eagle::identity_n, eagle::custom_gradient).
 #define EAGLE_SEGMENT_OPS(X) \
   X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kDifferentiable) \
-  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kDifferentiable)
+  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kDifferentiable) \
+  X(IdentityN,    kVariadic, kVariadic, IdentityNAttrs, kAll, kAll,    kDifferentiable)
 // clang-format on
 
 enum class OpId : std::uint16_t {

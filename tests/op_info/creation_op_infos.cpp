@@ -134,6 +134,32 @@ OpInfo identity_info() {
   return e;
 }
 
+// IdentityN over two inputs of different dtypes (the kernel key is the first): each output is
+// its input; output 1 is the one compared.
+OpInfo identity_n_info() {
+  OpInfo e{OpId::kIdentityN};
+  e.call = [](const Inputs& x) { return eagle::identity_n(x).at(1); };
+  e.tolerance = exact_tol;
+  e.samples = [](DType d) {
+    std::vector<Sample> out;
+    const auto& shapes = elementwise_shapes();
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      out.push_back({"identity_n " + shapes[s].to_string(),
+                     {make(d, shapes[s], Domain::kGeneral, seed_of(s, 2), true),
+                      make(d, shapes[s], Domain::kGeneral, seed_of(s, 3), true)}});
+    }
+    out.push_back(
+        {"identity_n with an int32 second input",
+         {make(d, {2, 3}, Domain::kGeneral, 7), make(DType::kInt32, {4}, Domain::kGeneral, 8)}});
+    return out;
+  };
+  e.gradients = {{"identity_n", {{Shape{2, 3}}, {Shape{3}}}, [](const Inputs& x) {
+                    const auto outs = eagle::identity_n(x);
+                    return outs[0] * eagle::reduce_sum(outs[1]);
+                  }}};
+  return e;
+}
+
 OpInfo range_info() {
   OpInfo e{OpId::kRange};
   e.samples = [](DType d) {
@@ -320,6 +346,7 @@ std::vector<OpInfo> creation_op_infos() {
   return {constant_info(),
           fill_info(),
           identity_info(),
+          identity_n_info(),
           range_info(),
           random_uniform_info(),
           normal_info(OpId::kRandomStandardNormal),

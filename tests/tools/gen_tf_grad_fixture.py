@@ -268,6 +268,12 @@ grad_case("unsorted_segment_sum 2-d ids", "unsorted_segment_sum",
 grad_case("check_numerics passes the gradient", "check_numerics", [(A, F64)],
           lambda x: tf.debugging.check_numerics(x, "fine"), attrs={"message": "fine"},
           output_gradient=(np.arange(6.0).reshape(2, 3).tolist(), F64))
+grad_case("identity_n passes each gradient, output 1", "identity_n", [(A, F64), (B, F64)],
+          lambda x, y: tf.identity_n([x, y])[1], attrs={"index": 1},
+          output_gradient=([[2.0, -1.0, 0.5]], F64))
+grad_case("identity_n float32, output 0", "identity_n", [(A, "float32"), (V3, "float32")],
+          lambda x, y: tf.identity_n([x, y])[0], attrs={"index": 0},
+          output_gradient=(np.arange(6.0).reshape(2, 3).tolist(), "float32"))
 grad_case("unconnected source gives None", "add", [(A, F64), (B, F64), (V3, F64)],
           lambda x, y, z: x + y, sources=[0, 2])
 grad_case("unconnected source gives zeros when asked", "add", [(A, F64), (B, F64), (V3, F64)],

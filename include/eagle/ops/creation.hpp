@@ -57,6 +57,9 @@ Tensor truncated_normal(const Shape& shape, double mean = 0, double stddev = 1,
                         DType dtype = DType::kFloat32, std::optional<std::uint64_t> seed = {});
 // Copies x onto the current device (exempt from the explicit device policy).
 Tensor identity(const Tensor& x);
+// tf.identity_n: every input unchanged (op IdentityN), on the current device, in one op; its
+// gradient passes each output's gradient to its input. An empty list gives an empty list.
+std::vector<Tensor> identity_n(const std::vector<Tensor>& xs);
 Tensor cast(const Tensor& x, DType dtype);
 
 // ---- Template definitions ----------------------------------------------------------------------
