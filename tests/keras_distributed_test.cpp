@@ -101,6 +101,20 @@ std::shared_ptr<keras::Sequential> conv_model() {
       std::make_shared<layers::Dense>(5, "softmax")});
 }
 
+// Conv2D -> SyncBatchNormalization -> relu -> Flatten -> Dense: the statistics of the global
+// batch, so one device and any number of replicas train alike.
+std::shared_ptr<keras::Sequential> sync_bn_model() {
+  keras::layers::Conv2DOptions conv;
+  conv.input_shape = keras::TensorShape{6, 6, 2};
+  // No bias before batch norm (its gradient is zero up to rounding, which Adam would amplify).
+  conv.use_bias = false;
+  return std::make_shared<keras::Sequential>(std::vector<std::shared_ptr<keras::Layer>>{
+      std::make_shared<layers::Conv2D>(3, 3, "linear", conv),
+      std::make_shared<layers::SyncBatchNormalization>(),
+      std::make_shared<layers::Activation>("relu"), std::make_shared<layers::Flatten>(),
+      std::make_shared<layers::Dense>(4, "softmax")});
+}
+
 std::shared_ptr<eagle::optimizers::Optimizer> adam() {
   return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
 }
@@ -182,6 +196,7 @@ void check_fit_equivalence(const std::vector<std::string>& devices, const std::s
       CHECK(components[r].device() == strategy.devices()[r]);
     }
     // The optimizer's slots were created mirrored, on the same devices.
+    if (!v.trainable()) continue;  // BatchNormalization's moving statistics have none
     const Variable m = mirrored->optimizer()->get_slot(v, "m");
     CHECK(m.is_mirrored());
     CHECK(components_identical(m));
@@ -305,6 +320,49 @@ TEST_CASE("keras BatchNormalization under MirroredStrategy: the moving statistic
   const auto global = eagle::nn::moments(hidden, {0});
   CHECK(relative_difference(values(bn->moving_mean().read_value()), values(global.mean * 0.01f)) <=
         1e-5);
+}
+
+TEST_CASE("keras SyncBatchNormalization under MirroredStrategy equals one device") {
+  EAGLE_FRESH_RUNTIME("4");
+  // Batch 10 over 2 replicas (5, 5) and over 4 (3, 3, 3, 1): uneven slices, and each replica's
+  // statistics alone would differ from the global batch's.
+  const Data images = make_data(30, {6, 6, 2}, 4);
+  check_fit_equivalence({"GPU:0", "GPU:1"}, "/GPU:0", sync_bn_model, images, 10);
+  check_fit_equivalence({"GPU:0", "GPU:1", "GPU:2", "GPU:3"}, "/GPU:0", sync_bn_model, images, 10);
+}
+
+TEST_CASE("keras SyncBatchNormalization: the global batch's statistics, Keras 2's moving update") {
+  EAGLE_FRESH_RUNTIME("2");
+  keras::backend::clear_session();
+  const Data data = make_data(8, {4}, 3);
+  MirroredStrategy strategy({"GPU:0", "GPU:1"});
+  std::shared_ptr<keras::Sequential> model;
+  auto bn = std::make_shared<layers::SyncBatchNormalization>();
+  auto first = std::make_shared<layers::Dense>(6, "linear", with_input({4}));
+  {
+    auto scope = strategy.scope();
+    model = std::make_shared<keras::Sequential>(std::vector<std::shared_ptr<keras::Layer>>{
+        first, bn, std::make_shared<layers::Dense>(3, "softmax")});
+    model->compile("sgd", "sparse_categorical_crossentropy");
+  }
+  CHECK(bn->name() == "sync_batch_normalization");
+  CHECK(bn->class_name() == "SyncBatchNormalization");
+  CHECK(bn->synchronized());
+  REQUIRE(bn->moving_mean().is_mirrored());
+  const Tensor hidden =
+      eagle::matmul(data.x, first->kernel().read_value()) + first->bias().read_value();
+  model->train_on_batch(data.x, data.y);
+  CHECK(components_identical(bn->moving_mean()));
+  CHECK(components_identical(bn->moving_variance()));
+  // moving = 0.99 * initial + 0.01 * the whole batch's statistics (biased variance).
+  const auto global = eagle::nn::moments(hidden, {0});
+  CHECK(relative_difference(values(bn->moving_mean().read_value()), values(global.mean * 0.01f)) <=
+        1e-5);
+  CHECK(relative_difference(values(bn->moving_variance().read_value()),
+                            values(0.99f + global.variance * 0.01f)) <= 1e-5);
+  // Inference uses the moving statistics, as BatchNormalization does.
+  const Tensor out = model->predict(data.x, {8, 0});
+  CHECK(out.shape() == eagle::Shape{8, 3});
 }
 
 TEST_CASE("keras Dropout under MirroredStrategy: components stay identical, seeded runs repeat") {

@@ -462,6 +462,70 @@ TEST_CASE("run: one thread per replica, concurrently, each under its device and 
   CHECK(eagle::distribute::get_replica_context() == nullptr);
 }
 
+TEST_CASE(
+    "ReplicaContext all_reduce: SUM and MEAN, identical copies, its gradient the replicas' sum") {
+  EAGLE_FRESH_RUNTIME("4");
+  const MirroredStrategy strategy;
+  REQUIRE(strategy.num_replicas_in_sync() == 4);
+  const PerReplica<Tensor> x = strategy.split_batch(eagle::constant({1.0f, 2.0f, 3.0f, 4.0f}));
+  struct Out {
+    Tensor sum, mean, grad, ints;
+  };
+  std::vector<Out> outs(4);
+  strategy.run(
+      [&](const ReplicaContext& ctx, const Tensor& xr) {
+        const float r = static_cast<float>(ctx.replica_id_in_sync_group());
+        eagle::GradientTape tape;
+        tape.watch(xr);
+        // Two dtypes: one pack each, one collective.
+        const std::vector<Tensor> reduced = ctx.all_reduce(
+            ReduceOp::kSum, {xr * xr, eagle::constant(std::vector<std::int32_t>{1, 2})});
+        const Tensor mean = ctx.all_reduce(ReduceOp::kMean, xr);
+        // loss_r = (r + 1) * sum_j x_j^2 + mean: d loss_total / d x_i = 2 x_i * sum_r (r + 1) + 1.
+        const Tensor loss = reduced[0] * (r + 1.0f) + mean;
+        Out& o = outs[static_cast<std::size_t>(ctx.replica_id_in_sync_group())];
+        o.grad = *tape.gradient(loss, {xr})[0];
+        o.sum = reduced[0];
+        o.ints = reduced[1];
+        o.mean = mean;
+      },
+      x);
+  for (std::size_t r = 0; r < 4; ++r) {
+    INFO("replica " << r);
+    CHECK(outs[r].sum.device() == strategy.devices()[r]);
+    CHECK(values(outs[r].sum) == std::vector<float>{30.0f});
+    CHECK(outs[r].ints.to_vector<std::int32_t>() == std::vector<std::int32_t>{4, 8});
+    CHECK(values(outs[r].mean) == std::vector<float>{2.5f});
+    const float xi = static_cast<float>(r + 1);
+    CHECK(values(outs[r].grad) == std::vector<float>{2 * xi * 10.0f + 1.0f});
+  }
+}
+
+TEST_CASE("ReplicaContext all_reduce outside its replica's thread is an error") {
+  EAGLE_FRESH_RUNTIME("2");
+  const MirroredStrategy strategy;
+  const ReplicaContext* kept = nullptr;
+  strategy.run([&](const ReplicaContext& ctx) {
+    if (ctx.replica_id_in_sync_group() == 0) kept = &ctx;
+  });
+  REQUIRE(kept != nullptr);
+  check_throws<eagle::FailedPreconditionError>(
+      [&] { kept->all_reduce(ReduceOp::kSum, eagle::constant(1.0f)); },
+      "ReplicaContext::all_reduce of replica 0 must run on that replica's own thread, inside "
+      "MirroredStrategy::run");
+  // A replica whose peers never join the collective is released, not left waiting.
+  check_throws<eagle::CancelledError>(
+      [&] {
+        strategy.run([&](const ReplicaContext& ctx) {
+          if (ctx.replica_id_in_sync_group() == 1) {
+            ctx.all_reduce(ReduceOp::kSum, eagle::constant(1.0f));
+          }
+        });
+      },
+      "in replica 1 on " + kGpu1 + ": replica 0 on " + kGpu0 +
+          " left its function without joining collective #1");
+}
+
 TEST_CASE("run passes PerReplica arguments by component and others as they are") {
   EAGLE_FRESH_RUNTIME("2");
   const MirroredStrategy strategy;
@@ -689,9 +753,10 @@ TEST_CASE(
       }),
       eagle::CancelledError,
       Catch::Message("in replica 0 on " + kGpu0 + ": replica 1 on " + kGpu1 +
-                     " left its function without joining the all-reduce of apply_gradients "
-                     "call #1 that this replica waited in (it raised an error, or the replicas "
-                     "called apply_gradients different numbers of times)"));
+                     " left its function without joining collective #1 (an all-reduce of "
+                     "apply_gradients, ReplicaContext::all_reduce or BatchNormalization) that "
+                     "this replica waited in (it raised an error, or the replicas joined "
+                     "different numbers of them)"));
 
   // A variable created outside the scope cannot be updated in sync.
   check_throws<eagle::InvalidArgumentError>(

@@ -248,9 +248,9 @@ std::vector<Tensor> StrategyRuntime::exchange(int replica, std::int64_t sequence
     });
     if (!c.done) {
       throw ReleasedByPeer(fmt::format(
-          "{} left its function without joining the all-reduce of apply_gradients call #{} "
-          "that this replica waited in (it raised an error, or the replicas called "
-          "apply_gradients different numbers of times)",
+          "{} left its function without joining collective #{} (an all-reduce of "
+          "apply_gradients, ReplicaContext::all_reduce or BatchNormalization) that this replica "
+          "waited in (it raised an error, or the replicas joined different numbers of them)",
           replica_name(gone), sequence + 1));
     }
   }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "distribute/strategy_runtime.hpp"
+#include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_normalization.hpp"
@@ -14,7 +15,11 @@
 namespace eagle::keras::layers {
 
 BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
-    : Layer("BatchNormalization", options.name), options_(std::move(options)) {
+    : BatchNormalization("BatchNormalization", std::move(options)) {}
+
+BatchNormalization::BatchNormalization(const std::string& class_name,
+                                       BatchNormalizationOptions options)
+    : Layer(class_name, options.name), options_(std::move(options)) {
   if (options_.input_shape) set_input_shape(*options_.input_shape);
   set_input_spec({1, {}});
 }
@@ -41,6 +46,7 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
   const std::int64_t channels = x.shape()[x.rank() - 1];
   const Tensor gamma = options_.scale ? Tensor(gamma_) : ones({channels});
   const Tensor beta = options_.center ? Tensor(beta_) : zeros({channels});
+  if (training && options_.synchronized) return call_synchronized(x, gamma, beta);
   if (x.rank() == 4) {
     // Keras's fused path: FusedBatchNormV3 moves the statistics itself
     // (exponential_avg_factor = 1 - momentum), the variance Bessel-corrected.
@@ -67,6 +73,41 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
   return nn::batch_normalization(x, m.mean, m.variance, beta, gamma, options_.epsilon);
 }
 
+Tensor BatchNormalization::call_synchronized(const Tensor& x, const Tensor& gamma,
+                                             const Tensor& beta) {
+  // Keras 2's SyncBatchNormalization._calculate_mean_and_var: per-channel sums of x and x^2 and
+  // the element count, all-reduced (one collective: one pack per dtype) when in a replica.
+  std::vector<int> axes(static_cast<std::size_t>(x.rank() - 1));
+  std::iota(axes.begin(), axes.end(), 0);
+  const std::int64_t channels = x.shape()[x.rank() - 1];
+  const std::int64_t count = channels == 0 ? 0 : x.shape().num_elements() / channels;
+  std::vector<Tensor> sums = {reduce_sum(x, axes), reduce_sum(square(x), axes),
+                              constant(static_cast<float>(count))};
+  const distribute::ReplicaContext* replica = distribute::get_replica_context();
+  if (replica != nullptr && moving_mean_.is_mirrored()) {
+    sums = replica->all_reduce(distribute::ReduceOp::kSum, sums);
+  }
+  const Tensor mean = sums[0] / sums[2];
+  const Tensor variance = maximum(sums[1] / sums[2] - square(mean), zeros({channels}));
+  {
+    // Equal on every replica (the all-reduced sums are bit-identical copies): each replica moves
+    // its own components, with Keras 2's _assign_moving_average.
+    const double decay = 1.0 - options_.momentum;
+    const Tensor new_mean = Tensor(moving_mean_) - (Tensor(moving_mean_) - mean) * decay;
+    const Tensor new_variance =
+        Tensor(moving_variance_) - (Tensor(moving_variance_) - variance) * decay;
+    if (replica != nullptr && moving_mean_.is_mirrored()) {
+      const auto r = static_cast<std::size_t>(replica->replica_id_in_sync_group());
+      moving_mean_.components()[r].assign(new_mean);
+      moving_variance_.components()[r].assign(new_variance);
+    } else {
+      moving_mean_.assign(new_mean);
+      moving_variance_.assign(new_variance);
+    }
+  }
+  return nn::batch_normalization(x, mean, variance, beta, gamma, options_.epsilon);
+}
+
 void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tensor& variance,
                                                   std::int64_t batch) {
   // Assignments have no gradient: a recording tape keeps nothing for them.
@@ -84,5 +125,11 @@ void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tens
   moving_mean_.components()[r].assign(averaged[0]);
   moving_variance_.components()[r].assign(averaged[1]);
 }
+
+SyncBatchNormalization::SyncBatchNormalization(BatchNormalizationOptions options)
+    : BatchNormalization("SyncBatchNormalization", [&] {
+        options.synchronized = true;
+        return std::move(options);
+      }()) {}
 
 }  // namespace eagle::keras::layers

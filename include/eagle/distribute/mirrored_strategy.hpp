@@ -35,6 +35,17 @@ class ReplicaContext {
   const std::string& device() const { return *device_; }
   const MirroredStrategy& strategy() const { return *strategy_; }
 
+  // tf.distribute.ReplicaContext.all_reduce: the SUM (or MEAN) over the replicas of each value,
+  // on this replica's device; every copy is bit-identical. A collective: every replica calls it
+  // at the same point of its function with values of the same shapes and dtypes (one pack per
+  // dtype, as apply_gradients; InvalidArgumentError naming the replicas otherwise). It is
+  // differentiable: the gradient of a SUM is the SUM of the replicas' gradients, so every replica
+  // must differentiate through it at the same point of its backward pass, inside the same run()
+  // (FailedPreconditionError otherwise). Called on another thread than the replica's own:
+  // FailedPreconditionError.
+  std::vector<Tensor> all_reduce(ReduceOp op, const std::vector<Tensor>& values) const;
+  Tensor all_reduce(ReduceOp op, const Tensor& value) const;
+
  private:
   friend class detail::StrategyRuntime;
   ReplicaContext(const MirroredStrategy* strategy, int replica_id, int num_replicas,

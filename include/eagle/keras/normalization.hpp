@@ -18,6 +18,10 @@ struct BatchNormalizationOptions {
   InitializerArg gamma_initializer = "ones";
   InitializerArg moving_mean_initializer = "zeros";
   InitializerArg moving_variance_initializer = "ones";
+  // Keras 3's synchronized=True (Keras 2's SyncBatchNormalization): in a mirrored model's
+  // replica, training normalizes with the statistics of the whole global batch (every replica's
+  // slice), all-reduced across the replicas (ReplicaContext::all_reduce, differentiable).
+  bool synchronized = false;
   std::string name;
   std::optional<TensorShape> input_shape;
 };
@@ -32,6 +36,7 @@ struct BatchNormalizationOptions {
 class BatchNormalization : public Layer {
  public:
   explicit BatchNormalization(BatchNormalizationOptions options = {});
+  bool synchronized() const { return options_.synchronized; }
   void build(const TensorShape& input_shape) override;
   Tensor call(const Tensor& inputs, bool training) override;
   std::string class_name() const override { return "BatchNormalization"; }
@@ -41,13 +46,32 @@ class BatchNormalization : public Layer {
   const Variable& moving_mean() const { return moving_mean_; }
   const Variable& moving_variance() const { return moving_variance_; }
 
+ protected:
+  BatchNormalization(const std::string& class_name, BatchNormalizationOptions options);
+
  private:
+  // Training with the global batch's statistics (options_.synchronized).
+  Tensor call_synchronized(const Tensor& x, const Tensor& gamma, const Tensor& beta);
   // Assigns the new moving statistics; in a mirrored model's replica, their mean over the replicas
   // (each replica's own batch statistics, TensorFlow's MEAN aggregation of the moving statistics).
   void update_moving_statistics(const Tensor& mean, const Tensor& variance, std::int64_t batch);
 
   BatchNormalizationOptions options_;
   Variable gamma_, beta_, moving_mean_, moving_variance_;
+};
+
+// Keras 2's tf.keras.layers.experimental.SyncBatchNormalization: BatchNormalization with
+// synchronized = true. Outside a mirrored model, or with one replica, it is BatchNormalization
+// with Keras 2's unfused arithmetic: mean and variance from the sums of x and x^2 per channel
+// (variance = E[x^2] - E[x]^2, clamped at 0), the moving variance moved toward the biased
+// variance. In a mirrored model each replica sums its slice, one all-reduce (SUM) adds the
+// sums and counts of every replica, and every replica normalizes with the same statistics and
+// moves the moving statistics identically (no second collective): N replicas give what one
+// device gives on the global batch, in the forward pass and in the gradients.
+class SyncBatchNormalization : public BatchNormalization {
+ public:
+  explicit SyncBatchNormalization(BatchNormalizationOptions options = {});
+  std::string class_name() const override { return "SyncBatchNormalization"; }
 };
 
 }  // namespace eagle::keras::layers
