@@ -40,3 +40,16 @@ if(EAGLE_ONEDNN)
   endif()
   set(EAGLE_ONEDNN_ENABLED ON)
 endif()
+
+# MPI (Debian libopenmpi-dev, openmpi-bin), optional: the process group and the cross-process
+# collectives of MultiWorkerMirroredStrategy (SEMANTICS §12, docs/design.md). Without it the build
+# still works and the strategy's constructor raises UnimplementedError.
+if(NOT DEFINED EAGLE_MPI OR EAGLE_MPI)
+  enable_language(C)
+  find_package(MPI COMPONENTS C QUIET)
+endif()
+option(EAGLE_MPI "Run MultiWorkerMirroredStrategy across processes over MPI (when MPI is found)"
+       ${MPI_C_FOUND})
+if(EAGLE_MPI AND NOT MPI_C_FOUND)
+  message(FATAL_ERROR "EAGLE_MPI=ON but MPI's C library was not found (Debian: libopenmpi-dev)")
+endif()

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/collective_all_reduce.hpp"
 #include "distribute/nccl_support.hpp"
 #include "distribute/strategy_runtime.hpp"
 #include "eagle/device_name.hpp"
@@ -145,10 +146,16 @@ MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices,
   init(devices, std::move(cross_device_ops));
 }
 
+MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices,
+                                   std::shared_ptr<detail::WorkerGroup> workers) {
+  init(devices.empty() ? default_devices() : devices, nullptr, std::move(workers));
+}
+
 MirroredStrategy::~MirroredStrategy() = default;
 
 void MirroredStrategy::init(std::vector<std::string> devices,
-                            std::shared_ptr<CrossDeviceOps> cross_device_ops) {
+                            std::shared_ptr<CrossDeviceOps> cross_device_ops,
+                            std::shared_ptr<detail::WorkerGroup> workers) {
   if (devices.empty()) {
     throw InvalidArgumentError(
         "Got an empty `devices` list and unable to recognize any local devices.");
@@ -175,14 +182,21 @@ void MirroredStrategy::init(std::vector<std::string> devices,
           devices[i], resolved[i], listing));
     }
   }
+  // Note [MultiWorkerMirroredStrategy over MPI]: the collectives span the workers.
+  if (workers) cross_device_ops = std::make_shared<detail::CollectiveAllReduce>(workers);
   if (!cross_device_ops) cross_device_ops = select_cross_device_ops(resolved);
   cross_device_ops->prepare(resolved);
-  runtime::emit_info(fmt::format("Using MirroredStrategy with devices {}", tuple_repr(resolved)));
-  runtime_ = std::make_unique<detail::StrategyRuntime>(*this, std::move(resolved),
-                                                       std::move(cross_device_ops));
+  runtime::emit_info(
+      fmt::format("Using MirroredStrategy with devices {}",
+                  tuple_repr(detail::cluster_device_names(resolved, workers.get()))));
+  runtime_ = std::make_unique<detail::StrategyRuntime>(
+      *this, std::move(resolved), std::move(cross_device_ops), std::move(workers));
 }
 
-int MirroredStrategy::num_replicas_in_sync() const { return runtime_->num_replicas(); }
+int MirroredStrategy::num_replicas_in_sync() const { return runtime_->num_replicas_in_sync(); }
+detail::WorkerGroup* detail::worker_group_of(const MirroredStrategy& strategy) {
+  return strategy.runtime_->workers();
+}
 const std::vector<std::string>& MirroredStrategy::devices() const { return runtime_->devices(); }
 CrossDeviceOps& MirroredStrategy::cross_device_ops() const { return runtime_->cross_device_ops(); }
 std::uint64_t MirroredStrategy::id() const { return runtime_->id(); }
@@ -196,11 +210,11 @@ void MirroredStrategy::run_replicas(const std::function<void(const ReplicaContex
 
 Tensor MirroredStrategy::reduce(ReduceOp op, const PerReplica<Tensor>& value,
                                 std::optional<int> axis) const {
-  if (static_cast<int>(value.size()) != num_replicas_in_sync()) {
+  if (value.size() != devices().size()) {
     throw InvalidArgumentError(fmt::format(
         "MirroredStrategy.reduce: the value has {} per-replica components, the strategy {} "
         "replicas",
-        value.size(), num_replicas_in_sync()));
+        value.size(), devices().size()));
   }
   for (std::size_t i = 0; i < value.size(); ++i) {
     if (!value[i].defined()) {
@@ -229,6 +243,9 @@ Tensor MirroredStrategy::reduce(ReduceOp op, const PerReplica<Tensor>& value,
   }
   Tensor total = runtime_->cross_device_ops().reduce(ReduceOp::kSum, numerators, destination);
   if (op == ReduceOp::kSum) return total;
+  if (detail::WorkerGroup* workers = runtime_->workers()) {
+    denominator = detail::sum_over_workers(*workers, denominator);
+  }
   auto scope = device(total.device());
   return total / scalar_like(total, static_cast<double>(denominator));
 }
@@ -245,10 +262,12 @@ PerReplica<Tensor> MirroredStrategy::split_batch(const Tensor& global_batch) con
   const std::int64_t batch = shape[0];
   const std::int64_t n = num_replicas_in_sync();
   const std::int64_t per_replica = (batch + n - 1) / n;
+  const std::int64_t local = runtime_->num_replicas();
   std::vector<Tensor> parts;
-  parts.reserve(static_cast<std::size_t>(n));
-  for (std::int64_t r = 0; r < n; ++r) {
-    const std::int64_t begin = std::min(r * per_replica, batch);
+  parts.reserve(static_cast<std::size_t>(local));
+  for (std::int64_t r = 0; r < local; ++r) {
+    const std::int64_t global = runtime_->first_replica() + r;  // its slice of the global batch
+    const std::int64_t begin = std::min(global * per_replica, batch);
     const std::int64_t end = std::min(begin + per_replica, batch);
     std::vector<std::int64_t> starts(static_cast<std::size_t>(shape.rank()), 0);
     std::vector<std::int64_t> sizes(static_cast<std::size_t>(shape.rank()), -1);
@@ -266,7 +285,7 @@ PerReplica<Tensor> MirroredStrategy::split_batch(const Tensor& global_batch) con
 }
 
 PerReplica<data::Element> MirroredStrategy::split_batch(const data::Element& global_batch) const {
-  std::vector<data::Element> parts(static_cast<std::size_t>(num_replicas_in_sync()));
+  std::vector<data::Element> parts(devices().size());
   for (const Tensor& component : global_batch) {
     const PerReplica<Tensor> split = split_batch(component);
     for (std::size_t r = 0; r < parts.size(); ++r) parts[r].push_back(split[r]);

@@ -15,13 +15,14 @@
 namespace eagle::distribute {
 namespace {
 
-// The calling thread's replica, which must be `replica_id`'s.
-detail::ReplicaThread& own_replica(int replica_id, const char* what) {
+// The calling thread's replica, which must be the one of `ctx` (its local index: under a
+// MultiWorkerMirroredStrategy the context's id counts every worker's replicas).
+detail::ReplicaThread& own_replica(int local_id, int global_id, const char* what) {
   detail::ReplicaThread* replica = detail::current_replica_thread();
-  if (replica == nullptr || replica->replica_id != replica_id) {
+  if (replica == nullptr || replica->replica_id != local_id) {
     throw FailedPreconditionError(fmt::format(
         "{} of replica {} must run on that replica's own thread, inside MirroredStrategy::run",
-        what, replica_id));
+        what, global_id));
   }
   return *replica;
 }
@@ -43,18 +44,21 @@ std::vector<Tensor> reduce_values(detail::ReplicaThread& replica, ReduceOp op,
 
 std::vector<Tensor> ReplicaContext::all_reduce(ReduceOp op,
                                                const std::vector<Tensor>& values) const {
-  detail::ReplicaThread& replica = own_replica(replica_id_, "ReplicaContext::all_reduce");
+  detail::ReplicaThread& replica =
+      own_replica(local_replica_id_, replica_id_, "ReplicaContext::all_reduce");
   if (values.empty()) return {};
-  const int id = replica_id_;
+  const int local_id = local_replica_id_;
+  const int global_id = replica_id_;
   return custom_gradient(
-      [&replica, op, id](const std::vector<Tensor>& in) {
+      [&replica, op, local_id, global_id](const std::vector<Tensor>& in) {
         CustomGradientResult result;
         result.outputs = reduce_values(replica, op, in);
         // d(sum_r x_r)/dx_i = 1 for every replica's loss: replica i's gradient is the sum of the
         // replicas' output gradients (their mean for MEAN).
-        result.grad_fn = [op, id](const std::vector<Tensor>& output_grads) {
-          return reduce_values(own_replica(id, "The gradient of ReplicaContext::all_reduce"), op,
-                               output_grads);
+        result.grad_fn = [op, local_id, global_id](const std::vector<Tensor>& output_grads) {
+          return reduce_values(
+              own_replica(local_id, global_id, "The gradient of ReplicaContext::all_reduce"), op,
+              output_grads);
         };
         return result;
       },

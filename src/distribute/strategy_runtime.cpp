@@ -94,11 +94,13 @@ const StrategyRuntime* current_scope_strategy() { return t_scope_strategy; }
 void set_current_scope_strategy(const StrategyRuntime* strategy) { t_scope_strategy = strategy; }
 
 StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<std::string> devices,
-                                 std::shared_ptr<CrossDeviceOps> cross_device_ops)
+                                 std::shared_ptr<CrossDeviceOps> cross_device_ops,
+                                 std::shared_ptr<WorkerGroup> workers)
     : strategy_(strategy),
       id_(g_next_strategy_id.fetch_add(1)),
       devices_(std::move(devices)),
-      cross_device_ops_(std::move(cross_device_ops)) {
+      cross_device_ops_(std::move(cross_device_ops)),
+      workers_(std::move(workers)) {
   const std::size_t n = devices_.size();
   errors_.resize(n);
   released_by_peer_.assign(n, false);
@@ -147,9 +149,10 @@ void StrategyRuntime::worker(int replica) {
     std::exception_ptr error;
     bool released = false;
     {
-      ReplicaThread self{this, replica,
-                         ReplicaContext(&strategy_, replica, num_replicas(),
-                                        &devices_[static_cast<std::size_t>(replica)])};
+      ReplicaThread self{
+          this, replica,
+          ReplicaContext(&strategy_, first_replica() + replica, num_replicas_in_sync(),
+                         &devices_[static_cast<std::size_t>(replica)], replica)};
       t_replica = &self;
       try {
         DeviceScope scope(devices_[static_cast<std::size_t>(replica)]);

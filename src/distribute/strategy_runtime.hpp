@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "distribute/worker_group.hpp"
 #include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/tensor.hpp"
 
@@ -83,14 +84,23 @@ const MirroredStrategy* find_strategy(std::uint64_t id);
 
 class StrategyRuntime {
  public:
+  // `workers`: the process group of a MultiWorkerMirroredStrategy, else nullptr (one process).
   StrategyRuntime(const MirroredStrategy& strategy, std::vector<std::string> devices,
-                  std::shared_ptr<CrossDeviceOps> cross_device_ops);
+                  std::shared_ptr<CrossDeviceOps> cross_device_ops,
+                  std::shared_ptr<WorkerGroup> workers = nullptr);
   ~StrategyRuntime();
 
   std::uint64_t id() const { return id_; }
   const MirroredStrategy& strategy() const { return strategy_; }
   const std::vector<std::string>& devices() const { return devices_; }
+  // This process's replicas (ReplicaThread::replica_id indexes them).
   int num_replicas() const { return static_cast<int>(devices_.size()); }
+  // Every worker's replicas, and the global id of this process's first one (every worker has
+  // as many replicas: MultiWorkerMirroredStrategy checks it).
+  int num_replicas_in_sync() const { return num_replicas() * num_workers(); }
+  int first_replica() const { return workers_ ? workers_->task_id() * num_replicas() : 0; }
+  int num_workers() const { return workers_ ? workers_->num_workers() : 1; }
+  WorkerGroup* workers() const { return workers_.get(); }
   CrossDeviceOps& cross_device_ops() const { return *cross_device_ops_; }
 
   // Runs body on every replica thread and rethrows the first replica's error.
@@ -121,6 +131,7 @@ class StrategyRuntime {
   const std::uint64_t id_;
   const std::vector<std::string> devices_;
   const std::shared_ptr<CrossDeviceOps> cross_device_ops_;
+  const std::shared_ptr<WorkerGroup> workers_;
 
   // The pool: one thread per replica, waiting for the next run's generation.
   std::mutex run_mutex_;  // one run() at a time

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/collective_all_reduce.hpp"
 #include "distribute/strategy_runtime.hpp"
 #include "eagle/distribute/compute_average_loss.hpp"
 #include "eagle/errors.hpp"
@@ -81,17 +82,25 @@ struct ReplicaOutput {
 };
 
 // The replicas' predictions in replica order, and their losses summed (each is already over the
-// global batch, so the sum is the global batch's loss).
+// global batch, so the sum is the global batch's loss). Under a MultiWorkerMirroredStrategy, every
+// worker's replicas (gather_replicas), so each worker's metrics see the whole batch.
 struct ReplicaTotals {
   std::vector<Tensor> y_preds;
   double loss = 0;
 };
 
-ReplicaTotals totals_of(const PerReplica<ReplicaOutput>& outputs) {
-  ReplicaTotals totals;
+ReplicaTotals totals_of(const MirroredStrategy& strategy,
+                        const PerReplica<ReplicaOutput>& outputs) {
+  std::vector<Tensor> y_preds;
+  std::vector<Tensor> losses;
   for (const ReplicaOutput& out : outputs) {
-    totals.y_preds.push_back(out.y_pred);
-    totals.loss += static_cast<double>(out.loss.item<float>());
+    y_preds.push_back(out.y_pred);
+    losses.push_back(out.loss);
+  }
+  ReplicaTotals totals;
+  totals.y_preds = distribute::detail::gather_replicas(strategy, y_preds);
+  for (const Tensor& loss : distribute::detail::gather_replicas(strategy, losses)) {
+    totals.loss += static_cast<double>(loss.item<float>());
   }
   return totals;
 }
@@ -189,9 +198,10 @@ void Model::distributed_train_step(const Tensor& x, const Tensor& y,
         return out;
       },
       xs, ys);
-  const ReplicaTotals totals = totals_of(outputs);
+  const ReplicaTotals totals = totals_of(strategy, outputs);
   build_metrics(y, totals.y_preds.front());
-  update_metrics(ys.values(), totals.y_preds, totals.loss, global_batch);
+  update_metrics(distribute::detail::gather_replicas(strategy, ys.values()), totals.y_preds,
+                 totals.loss, global_batch);
 }
 
 void Model::distributed_test_step(const Tensor& x, const Tensor& y,
@@ -208,9 +218,10 @@ void Model::distributed_test_step(const Tensor& x, const Tensor& y,
         return out;
       },
       xs, ys);
-  const ReplicaTotals totals = totals_of(outputs);
+  const ReplicaTotals totals = totals_of(strategy, outputs);
   build_metrics(y, totals.y_preds.front());
-  update_metrics(ys.values(), totals.y_preds, totals.loss, global_batch);
+  update_metrics(distribute::detail::gather_replicas(strategy, ys.values()), totals.y_preds,
+                 totals.loss, global_batch);
 }
 
 Tensor Model::distributed_predict_step(const Tensor& x, const MirroredStrategy& strategy) {
@@ -218,8 +229,9 @@ Tensor Model::distributed_predict_step(const Tensor& x, const MirroredStrategy& 
       [&](const Tensor& x_replica) { return call(x_replica, false); }, strategy.split_batch(x));
   auto scope = device(strategy.devices().front());
   std::vector<Tensor> parts;
-  parts.reserve(outputs.size());
-  for (const Tensor& out : outputs) parts.push_back(identity(out));
+  for (const Tensor& out : distribute::detail::gather_replicas(strategy, outputs.values())) {
+    parts.push_back(identity(out));
+  }
   return parts.size() == 1 ? parts.front() : concat(parts, 0);
 }
 

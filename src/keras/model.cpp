@@ -14,6 +14,7 @@
 #include "eagle/keras/models.hpp"
 #include "eagle/keras/progbar.hpp"
 #include "eagle/ops.hpp"
+#include "keras/chief_output.hpp"
 #include "keras/distributed_step.hpp"
 
 namespace eagle::keras {
@@ -317,6 +318,7 @@ callbacks::History Model::fit(const Tensor& x_all, const Tensor& y_all, FitOptio
   }
   if (validation) check_cardinality(validation->first, validation->second);
   const Strategy* strategy = prepare_strategy(x);
+  options.verbose = verbose_on_this_worker(strategy, options.verbose);
 
   auto history = std::make_shared<callbacks::History>();
   std::vector<callbacks::Callback*> callbacks = raw(options.callbacks);
@@ -381,6 +383,7 @@ std::vector<double> Model::evaluate(const Tensor& x, const Tensor& y, EvaluateOp
   check_batch_size(options.batch_size);
   check_cardinality(x, y);
   const Strategy* strategy = prepare_strategy(x);
+  options.verbose = verbose_on_this_worker(strategy, options.verbose);
   const Logs logs = run_evaluation(x, y, options.batch_size, callbacks, options.verbose, strategy);
   std::vector<double> out;
   for (const auto& item : logs.items()) out.push_back(item.second);
@@ -392,6 +395,7 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
   const std::int64_t n = num_samples(x);
   const std::int64_t steps = steps_for(n, options.batch_size);
   const Strategy* strategy = prepare_strategy(x);
+  options.verbose = verbose_on_this_worker(strategy, options.verbose);
   const std::vector<callbacks::Callback*> callbacks = raw(options.callbacks);
   for (auto* c : callbacks) c->set_model(this);
   for (auto* c : callbacks) c->on_predict_begin({});

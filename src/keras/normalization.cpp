@@ -97,7 +97,9 @@ Tensor BatchNormalization::call_synchronized(const Tensor& x, const Tensor& gamm
     const Tensor new_variance =
         Tensor(moving_variance_) - (Tensor(moving_variance_) - variance) * decay;
     if (replica != nullptr && moving_mean_.is_mirrored()) {
-      const auto r = static_cast<std::size_t>(replica->replica_id_in_sync_group());
+      // This process's component (under a MultiWorkerMirroredStrategy the context's id is global).
+      const auto r =
+          static_cast<std::size_t>(distribute::detail::current_replica_thread()->replica_id);
       moving_mean_.components()[r].assign(new_mean);
       moving_variance_.components()[r].assign(new_variance);
     } else {

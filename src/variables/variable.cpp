@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "autodiff/tape.hpp"
+#include "distribute/collective_all_reduce.hpp"
 #include "distribute/strategy_runtime.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
@@ -134,8 +135,15 @@ Variable::Variable(const Tensor& initial_value, VariableOptions options) {
   // Under a strategy's scope, and not in a replica function (whose threads have no scope open).
   if (const distribute::detail::StrategyRuntime* strategy =
           distribute::detail::current_scope_strategy()) {
+    // A MultiWorkerMirroredStrategy's variables start as worker 0's (Note
+    // [MultiWorkerMirroredStrategy over MPI]).
+    const Tensor initial =
+        strategy->workers() == nullptr
+            ? initial_value
+            : distribute::detail::broadcast_from_chief(*strategy->workers(), initial_value,
+                                                       fmt::format("variable '{}'", options.name));
     state_ = detail::VariableAccess::handle(detail::make_mirrored_variable(
-        initial_value, std::move(options), strategy->id(), strategy->devices()));
+        initial, std::move(options), strategy->id(), strategy->devices()));
     return;
   }
   state_ = make_state(initial_value, std::move(options.name), options.trainable);

@@ -21,12 +21,19 @@
 namespace eagle::distribute {
 
 class MirroredStrategy;
+class ReplicaContext;
 
 namespace detail {
 class StrategyRuntime;
-}
+class WorkerGroup;
+// The process group of a MultiWorkerMirroredStrategy, nullptr for any other strategy.
+WorkerGroup* worker_group_of(const MirroredStrategy& strategy);
+template <class Fn, class... Args>
+decltype(auto) call_replica_fn(Fn& fn, const ReplicaContext& ctx, const Args&... args);
+}  // namespace detail
 
 // What a replica function may ask about the replica it runs as (tf.distribute.ReplicaContext).
+// Under a MultiWorkerMirroredStrategy the id and the count are over every worker's replicas.
 class ReplicaContext {
  public:
   int replica_id_in_sync_group() const { return replica_id_; }
@@ -48,16 +55,22 @@ class ReplicaContext {
 
  private:
   friend class detail::StrategyRuntime;
+  friend class MirroredStrategy;
+  template <class Fn, class... Args>
+  friend decltype(auto) detail::call_replica_fn(Fn& fn, const ReplicaContext& ctx,
+                                                const Args&... args);
   ReplicaContext(const MirroredStrategy* strategy, int replica_id, int num_replicas,
-                 const std::string* device)
+                 const std::string* device, int local_replica_id)
       : strategy_(strategy),
         replica_id_(replica_id),
         num_replicas_(num_replicas),
-        device_(device) {}
+        device_(device),
+        local_replica_id_(local_replica_id) {}
   const MirroredStrategy* strategy_;
   int replica_id_;
   int num_replicas_;
   const std::string* device_;
+  int local_replica_id_;  // the index into this process's devices() and PerReplica values
 };
 
 // The replica context of the calling thread: set inside MirroredStrategy::run's replica
@@ -156,12 +169,14 @@ class MirroredStrategy {
   explicit MirroredStrategy(const LogicalDevices& devices,
                             std::shared_ptr<CrossDeviceOps> cross_device_ops = nullptr)
       : MirroredStrategy(names_of(devices), std::move(cross_device_ops)) {}
-  ~MirroredStrategy();
+  virtual ~MirroredStrategy();  // MultiWorkerMirroredStrategy is one
   MirroredStrategy(const MirroredStrategy&) = delete;
   MirroredStrategy& operator=(const MirroredStrategy&) = delete;
 
+  // The replicas of every worker (MultiWorkerMirroredStrategy); this process's otherwise.
   int num_replicas_in_sync() const;
-  // The replicas' devices, full names, in replica order.
+  // This process's replicas' devices, full names, in replica order: a PerReplica value (run's
+  // arguments and results, split_batch) has one component per device here.
   const std::vector<std::string>& devices() const;
   CrossDeviceOps& cross_device_ops() const;
 
@@ -190,6 +205,8 @@ class MirroredStrategy {
   // TensorFlow's split of a global batch: replica i takes elements [i*c, (i+1)*c) of the first
   // axis, c = ceil(batch / replicas), clipped to the batch (so the last replicas may get fewer,
   // or none), each copied to its replica's device. A tensor of rank 0: InvalidArgumentError.
+  // Under a MultiWorkerMirroredStrategy every worker passes the same global batch and gets the
+  // slices of its own replicas (global replica ids task * devices().size() + i).
   PerReplica<Tensor> split_batch(const Tensor& global_batch) const;
   // Every component of an element split the same way.
   PerReplica<data::Element> split_batch(const data::Element& global_batch) const;
@@ -202,15 +219,23 @@ class MirroredStrategy {
   // The strategy's identity for its mirrored variables (unique in the process).
   std::uint64_t id() const;
 
+ protected:
+  // MultiWorkerMirroredStrategy: this process's replicas on `devices` (empty: every logical GPU,
+  // else CPU:0) as one worker of `workers`.
+  MirroredStrategy(const std::vector<std::string>& devices,
+                   std::shared_ptr<detail::WorkerGroup> workers);
+
  private:
   friend class StrategyScope;
+  friend detail::WorkerGroup* detail::worker_group_of(const MirroredStrategy& strategy);
   template <class LogicalDevices>
   static std::vector<std::string> names_of(const LogicalDevices& devices) {
     std::vector<std::string> names;
     for (const config::LogicalDevice& d : devices) names.push_back(d.name);
     return names;
   }
-  void init(std::vector<std::string> devices, std::shared_ptr<CrossDeviceOps> cross_device_ops);
+  void init(std::vector<std::string> devices, std::shared_ptr<CrossDeviceOps> cross_device_ops,
+            std::shared_ptr<detail::WorkerGroup> workers = nullptr);
   const detail::StrategyRuntime* runtime_for_scope() const;
   void run_replicas(const std::function<void(const ReplicaContext&)>& body) const;
 
@@ -230,7 +255,7 @@ const T& replica_arg(const PerReplica<T>& arg, int replica) {
 
 template <class Fn, class... Args>
 decltype(auto) call_replica_fn(Fn& fn, const ReplicaContext& ctx, const Args&... args) {
-  const int r = ctx.replica_id_in_sync_group();
+  const int r = ctx.local_replica_id_;
   if constexpr (std::is_invocable_v<Fn&, const ReplicaContext&,
                                     decltype(replica_arg(args, r))...>) {
     return fn(ctx, replica_arg(args, r)...);
@@ -248,9 +273,9 @@ auto MirroredStrategy::run(Fn&& fn, const Args&... args) const {
   if constexpr (std::is_void_v<Result>) {
     run_replicas([&](const ReplicaContext& ctx) { detail::call_replica_fn(fn, ctx, args...); });
   } else {
-    std::vector<std::optional<Result>> results(static_cast<std::size_t>(num_replicas_in_sync()));
+    std::vector<std::optional<Result>> results(devices().size());
     run_replicas([&](const ReplicaContext& ctx) {
-      results[static_cast<std::size_t>(ctx.replica_id_in_sync_group())].emplace(
+      results[static_cast<std::size_t>(ctx.local_replica_id_)].emplace(
           detail::call_replica_fn(fn, ctx, args...));
     });
     std::vector<Result> values;
