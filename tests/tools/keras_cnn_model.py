@@ -29,7 +29,12 @@ def build_model():
     ])
 
 
-def formula_images(n=NUM_IMAGES):
-    i = np.arange(n * 784, dtype=np.uint64)
+def formula_values(shape):
+    """The formula's float32 values in `shape` (flat index i from 0)."""
+    i = np.arange(int(np.prod(shape)), dtype=np.uint64)
     v = ((i * np.uint64(1103515245) + np.uint64(12345)) % np.uint64(2**31)) >> np.uint64(23)
-    return (v.astype(np.float64) / 255.0).astype(np.float32).reshape(n, 28, 28, 1)
+    return (v.astype(np.float64) / 255.0).astype(np.float32).reshape(shape)
+
+
+def formula_images(n=NUM_IMAGES):
+    return formula_values((n, 28, 28, 1))

@@ -40,6 +40,7 @@ class BatchNormalization : public Layer {
   const Variable& beta() const { return beta_; }
   const Variable& moving_mean() const { return moving_mean_; }
   const Variable& moving_variance() const { return moving_variance_; }
+  const BatchNormalizationOptions& options() const { return options_; }  // the configuration
 
  private:
   // Assigns the new moving statistics; in a mirrored model's replica, their mean over the replicas
