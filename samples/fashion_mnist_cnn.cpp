@@ -1,7 +1,8 @@
 // Seed 003's CNN, trained on the real Fashion-MNIST (Debian's dataset-fashion-mnist) with
 // eagle::keras, printing what Keras 2 prints: the summary (93,322 parameters), `Epoch 1/5` and a
 // bar per epoch, the evaluation; then a few predictions and the weights saved in Keras 3's
-// .weights.h5 layout.
+// .weights.h5 layout (or, for a --save path ending in .keras, the whole model in Keras 3's .keras
+// format, which keras.models.load_model reads).
 //
 //   fashion_mnist_cnn [--epochs 5] [--batch-size 128] [--train-size 60000] [--test-size 10000]
 //                     [--device /CPU:0] [--learning-rate 0.001] [--save PATH] [--data-dir DIR]
@@ -233,8 +234,16 @@ int fit_and_report(const Options& o, const eagle::distribute::MirroredStrategy* 
                kClassNames[labels[i]]);
   }
   if (!o.save.empty()) {
-    model.save_weights(o.save);
-    fmt::print("Weights saved to {}\n", o.save);
+    // A .keras path saves the whole model (Keras 3's model.save); otherwise the weights.
+    const std::string suffix = ".keras";
+    if (o.save.size() >= suffix.size() &&
+        o.save.compare(o.save.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      model.save(o.save);
+      fmt::print("Model saved to {}\n", o.save);
+    } else {
+      model.save_weights(o.save);
+      fmt::print("Weights saved to {}\n", o.save);
+    }
   }
   if (result[1] < o.min_accuracy) {
     fmt::print("Test accuracy {:.4f} is below {}\n", result[1], o.min_accuracy);

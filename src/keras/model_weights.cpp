@@ -9,7 +9,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/keras/models.hpp"
-#include "io/keras_weights_file.hpp"
+#include "keras/model_weights.hpp"
 
 namespace eagle::keras {
 namespace {
@@ -38,9 +38,11 @@ std::vector<std::string> layer_paths(const std::vector<std::shared_ptr<Layer>>& 
 
 }  // namespace
 
-void Model::save_weights(const std::string& filepath) const {
+namespace detail {
+
+std::vector<eagle::io::LayerWeights> weight_groups(const Model& model) {
   std::vector<eagle::io::LayerWeights> entries;
-  const auto all = layers();
+  const auto all = model.layers();
   const std::vector<std::string> paths = layer_paths(all);
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& layer = all[i];
@@ -48,21 +50,15 @@ void Model::save_weights(const std::string& filepath) const {
     for (const Variable& v : layer->weights()) entry.weights.push_back(v.read_value());
     entries.push_back(std::move(entry));
   }
-  entries.push_back(eagle::io::LayerWeights{"", {}, name()});  // the model's own (empty) /vars
-  eagle::io::save_keras_weights(filepath, entries);
+  entries.push_back(eagle::io::LayerWeights{"", {}, model.name()});  // the model's own /vars
+  return entries;
 }
 
-void Model::load_weights(const std::string& filepath) {
-  if (!built()) {
-    throw InvalidArgumentError(fmt::format(
-        "Unable to load weights into model \"{}\": it has not yet been built. Build the model "
-        "first by calling `build()` or by calling the model on a batch of data.",
-        name()));
-  }
-  const std::vector<eagle::io::LayerWeights> loaded = eagle::io::load_keras_weights(filepath);
+void assign_weight_groups(Model& model, const std::vector<eagle::io::LayerWeights>& loaded,
+                          const std::string& filename) {
   // Every layer is checked before any is assigned, so a bad file changes nothing.
   std::vector<std::vector<Tensor>> values;
-  const auto all = layers();
+  const auto all = model.layers();
   const std::vector<std::string> paths = layer_paths(all);
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& layer = all[i];
@@ -73,12 +69,28 @@ void Model::load_weights(const std::string& filepath) {
       shapes.push_back(v.shape());
     }
     values.push_back(
-        eagle::io::expect_layer_weights(filepath, loaded, paths[i], layer->name(), names, shapes)
+        eagle::io::expect_layer_weights(filename, loaded, paths[i], layer->name(), names, shapes)
             .weights);
   }
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (!values[i].empty()) all[i]->set_weights(values[i]);
   }
+}
+
+}  // namespace detail
+
+void Model::save_weights(const std::string& filepath) const {
+  eagle::io::save_keras_weights(filepath, detail::weight_groups(*this));
+}
+
+void Model::load_weights(const std::string& filepath) {
+  if (!built()) {
+    throw InvalidArgumentError(fmt::format(
+        "Unable to load weights into model \"{}\": it has not yet been built. Build the model "
+        "first by calling `build()` or by calling the model on a batch of data.",
+        name()));
+  }
+  detail::assign_weight_groups(*this, eagle::io::load_keras_weights(filepath), filepath);
 }
 
 }  // namespace eagle::keras

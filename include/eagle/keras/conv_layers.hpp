@@ -42,6 +42,10 @@ class Conv2D : public Layer {
   std::int64_t filters() const { return filters_; }
   const Variable& kernel() const { return kernel_; }
   const Variable& bias() const { return bias_; }  // undefined without use_bias
+  // The configuration (what .keras files record).
+  Size2 kernel_size() const { return kernel_size_; }
+  const activations::Activation& activation() const { return activation_; }
+  const Conv2DOptions& options() const { return options_; }
 
  private:
   std::int64_t filters_;
@@ -66,6 +70,9 @@ class MaxPooling2D : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "MaxPooling2D"; }
+  Size2 pool_size() const { return pool_size_; }
+  Size2 strides() const { return strides_; }
+  bool same_padding() const { return same_; }
 
  private:
   Size2 pool_size_, strides_;
@@ -78,6 +85,9 @@ class AveragePooling2D : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "AveragePooling2D"; }
+  Size2 pool_size() const { return pool_size_; }
+  Size2 strides() const { return strides_; }
+  bool same_padding() const { return same_; }
 
  private:
   Size2 pool_size_, strides_;

@@ -99,6 +99,7 @@ class Dropout : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   std::string class_name() const override { return "Dropout"; }
   double rate() const { return rate_; }
+  const std::optional<std::uint64_t>& seed() const { return seed_; }
 
  private:
   double rate_;

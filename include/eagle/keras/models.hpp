@@ -215,10 +215,34 @@ class Sequential : public Model {
   std::vector<std::shared_ptr<Layer>> layers() const override { return layers_; }
   Tensor call(const Tensor& inputs, bool training) override;
 
+  // The input shape with the batch dimension ((None, 28, 28, 1)), once known.
+  const std::optional<TensorShape>& input_shape() const { return input_shape_; }
+  // Keras 3's model.save("m.keras"): a .keras file (a zip of config.json, metadata.json and
+  // model.weights.h5; Note [Keras 3 .keras files]) that keras.models.load_model and
+  // eagle::keras::models::load_model read. The model must be built, its layers among those
+  // load_model knows, with named activations; the optimizer and compile() settings are not
+  // saved. Another extension than .keras is InvalidArgumentError (Keras's text); without HDF5
+  // in the build, UnimplementedError.
+  void save(const std::string& filepath) const;
+
  private:
   std::vector<std::shared_ptr<Layer>> layers_;
   std::optional<TensorShape> input_shape_;  // with the batch dimension
   bool built_ = false;
 };
 
+namespace models {
+
+// Keras 3's keras.models.load_model for .keras files: the Sequential model that config.json
+// describes, built from its input shape, with the weights of model.weights.h5 (Note [Keras 3
+// .keras files]). Layers: InputLayer, Dense, Conv2D, MaxPooling2D, AveragePooling2D, Flatten,
+// Dropout, BatchNormalization, Activation, with their names, trainable flags and the
+// configuration eagle's layers have; initializers, regularizers and compile settings are not
+// restored (the model comes back uncompiled). Errors name the file: a missing file NotFoundError
+// (Keras's text), one that is not a zip archive or is damaged DataLossError, another model class
+// (a Functional model), an unknown layer class, activation or setting eagle lacks
+// UnimplementedError naming it. Without HDF5 in the build: UnimplementedError.
+std::unique_ptr<Sequential> load_model(const std::string& filepath);
+
+}  // namespace models
 }  // namespace eagle::keras

@@ -45,6 +45,7 @@ class BatchNormalization : public Layer {
   const Variable& beta() const { return beta_; }
   const Variable& moving_mean() const { return moving_mean_; }
   const Variable& moving_variance() const { return moving_variance_; }
+  const BatchNormalizationOptions& options() const { return options_; }  // the configuration
 
  protected:
   BatchNormalization(const std::string& class_name, BatchNormalizationOptions options);

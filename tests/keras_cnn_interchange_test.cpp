@@ -1,0 +1,153 @@
+// The seed CNN between Keras 3 and eagle (issue 17): the weights Keras trained and saved
+// (tests/tools/gen_keras_cnn_fixture.py) give Keras's predictions in eagle, on the CPU and a
+// simulated GPU; eagle's own training steps saved and loaded back predict the same. With
+// EAGLE_KERAS_CNN_OUT=DIR set, the trained weights and eagle's predictions are written there for
+// tests/tools/check_keras_cnn.py, which checks them in Keras (the other direction).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "eagle/eagle.hpp"
+#include "io/keras_weights_file.hpp"
+#include "json_reader.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace keras = eagle::keras;
+namespace layers = eagle::keras::layers;
+using eagle::Tensor;
+
+const std::string kWeights = std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn.weights.h5";
+const std::string kPredictions = std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn_predictions.json";
+constexpr std::int64_t kImages = 8;
+
+// samples/fashion_mnist_cnn.cpp's model.
+std::unique_ptr<keras::Sequential> seed_cnn() {
+  auto model = std::make_unique<keras::Sequential>();
+  layers::Conv2DOptions first;
+  first.input_shape = keras::TensorShape{28, 28, 1};
+  model->add(layers::Conv2D(32, 3, "relu", first));
+  model->add(layers::MaxPooling2D(2));
+  model->add(layers::Conv2D(64, 3, "relu"));
+  model->add(layers::MaxPooling2D(2));
+  model->add(layers::Conv2D(64, 3, "relu"));
+  model->add(layers::Flatten());
+  model->add(layers::Dense(64, "relu"));
+  model->add(layers::Dense(10, "softmax"));
+  return model;
+}
+
+// tests/tools/keras_cnn_model.py's formula images: flat element i (from `first`) is
+// ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.
+Tensor formula_images(std::int64_t n, std::uint64_t first = 0) {
+  std::vector<float> v(static_cast<std::size_t>(n * 784));
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::uint64_t i = first + k;
+    const std::uint64_t bits = ((i * 1103515245u + 12345u) % (1u << 31)) >> 23;
+    v[k] = static_cast<float>(static_cast<double>(bits) / 255.0);
+  }
+  return eagle::constant(v, {n, 28, 28, 1});
+}
+
+std::vector<float> keras_predictions() {
+  const eagle_test::Json fixture = eagle_test::Json::parse_file(kPredictions);
+  std::vector<float> out;
+  for (const auto& row : fixture["predictions"].array()) {
+    for (const auto& v : row.array()) out.push_back(static_cast<float>(v.number()));
+  }
+  return out;
+}
+
+Tensor predict(keras::Sequential& model, const Tensor& x) {
+  keras::PredictOptions quiet;
+  quiet.verbose = 0;
+  return model.predict(x, quiet);
+}
+
+double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("the seed CNN Keras trained predicts Keras's values in eagle") {
+  auto model = seed_cnn();
+  if (!eagle::io::keras_weights_supported()) {
+    CHECK_THROWS_AS(model->load_weights(kWeights), eagle::UnimplementedError);
+    return;
+  }
+  const std::vector<float> expected = keras_predictions();
+  REQUIRE(expected.size() == kImages * 10);
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    auto on_device = seed_cnn();
+    on_device->load_weights(kWeights);
+    CHECK(on_device->count_params() == 93322);
+    const Tensor y = predict(*on_device, formula_images(kImages));
+    CHECK(y.shape() == eagle::Shape{kImages, 10});
+    CHECK(max_difference(y.to_vector<float>(), expected) <= 1e-5);
+  }
+}
+
+TEST_CASE("the seed CNN trained further in eagle saves weights that predict the same") {
+  if (!eagle::io::keras_weights_supported()) return;
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    auto model = seed_cnn();
+    model->load_weights(kWeights);
+    model->compile(std::make_shared<eagle::optimizers::Adam>(), "sparse_categorical_crossentropy");
+    std::vector<std::int32_t> labels(32);
+    for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i % 10);
+    const Tensor y = eagle::constant(labels);
+    for (int step = 0; step < 3; ++step) {
+      model->train_on_batch(formula_images(32, 100000 * (step + 1)), y);
+    }
+    const std::vector<float> trained = predict(*model, formula_images(kImages)).to_vector<float>();
+    CHECK(max_difference(trained, keras_predictions()) > 1e-4);  // the steps moved the weights
+
+    const fs::path dir = fs::temp_directory_path() / fmt::format("eagle_cnn_{}", ::getpid());
+    fs::create_directories(dir);
+    const std::string file = (dir / "seed_cnn.weights.h5").string();
+    model->save_weights(file);
+    auto loaded = seed_cnn();
+    loaded->load_weights(file);
+    CHECK(predict(*loaded, formula_images(kImages)).to_vector<float>() == trained);
+    fs::remove_all(dir);
+
+    // The files tests/tools/check_keras_cnn.py compares with Keras (the CPU run's).
+    const char* out = std::getenv("EAGLE_KERAS_CNN_OUT");
+    if (out != nullptr && std::string(device) == "/CPU:0") {
+      fs::create_directories(out);
+      model->save_weights((fs::path(out) / "eagle_seed_cnn.weights.h5").string());
+      std::ofstream json(fs::path(out) / "eagle_seed_cnn_predictions.json");
+      json << "{\"predictions\": [";
+      for (std::int64_t r = 0; r < kImages; ++r) {
+        json << (r ? ", [" : "[");
+        for (std::int64_t c = 0; c < 10; ++c) {
+          json << (c ? ", " : "") << fmt::format("{:.9g}", trained[r * 10 + c]);
+        }
+        json << "]";
+      }
+      json << "]}\n";
+    }
+  }
+}

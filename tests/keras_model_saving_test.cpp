@@ -1,0 +1,415 @@
+// Keras 3 .keras files (Sequential::save, keras::models::load_model): the fixture Keras saved
+// (tests/tools/gen_keras_model_fixture.py) loads with its configuration and predicts Keras's
+// values on the CPU and a simulated GPU; eagle's files load back; unsupported models and damaged
+// files are typed errors. With EAGLE_KERAS_MODEL_OUT=DIR set, a model eagle built and trained is
+// saved there with its predictions for tests/tools/check_keras_model_file.py (Keras loads it).
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "eagle/eagle.hpp"
+#include "io/json.hpp"
+#include "io/keras_weights_file.hpp"
+#include "io/zip_archive.hpp"
+#include "json_reader.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace keras = eagle::keras;
+namespace layers = eagle::keras::layers;
+using eagle::Tensor;
+using eagle::io::Json;
+
+const std::string kFixture = std::string(EAGLE_FIXTURE_DIR) + "/small_model.keras";
+const std::string kPredictions = std::string(EAGLE_FIXTURE_DIR) + "/small_model_predictions.json";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "eagle_keras_file_test_XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+template <class Fn>
+std::string error_text(Fn&& fn) {
+  try {
+    fn();
+  } catch (const eagle::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// tests/tools/keras_cnn_model.py's formula_values: flat element i is
+// ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.
+Tensor formula_values(const eagle::Shape& shape) {
+  std::vector<float> v(static_cast<std::size_t>(shape.num_elements()));
+  for (std::uint64_t i = 0; i < v.size(); ++i) {
+    const std::uint64_t bits = ((i * 1103515245u + 12345u) % (1u << 31)) >> 23;
+    v[i] = static_cast<float>(static_cast<double>(bits) / 255.0);
+  }
+  return eagle::constant(v, shape);
+}
+
+std::vector<float> fixture_predictions() {
+  const eagle_test::Json fixture = eagle_test::Json::parse_file(kPredictions);
+  std::vector<float> out;
+  for (const auto& row : fixture["predictions"].array()) {
+    for (const auto& v : row.array()) out.push_back(static_cast<float>(v.number()));
+  }
+  return out;
+}
+
+std::vector<float> predict(keras::Model& model, const Tensor& x) {
+  keras::PredictOptions quiet;
+  quiet.verbose = 0;
+  return model.predict(x, quiet).to_vector<float>();
+}
+
+double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]));
+  }
+  return worst;
+}
+
+template <class L>
+const L& layer_at(const keras::Sequential& model, std::size_t i) {
+  const auto* layer = dynamic_cast<const L*>(model.layers().at(i).get());
+  REQUIRE(layer != nullptr);
+  return *layer;
+}
+
+// A .keras file like the fixture with config.json replaced.
+std::string with_config(const TempDir& dir, const std::string& name, const std::string& config) {
+  const eagle::io::ZipReader fixture(kFixture);
+  const std::string path = dir.file(name);
+  eagle::io::ZipWriter zip(path);
+  zip.add("metadata.json", fixture.read("metadata.json"));
+  zip.add("config.json", config);
+  zip.add("model.weights.h5", fixture.read("model.weights.h5"));
+  zip.finish();
+  return path;
+}
+
+std::string fixture_config() { return eagle::io::ZipReader(kFixture).read("config.json"); }
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+// Every layer class .keras files carry, with settings other than the defaults; trained a step so
+// BatchNormalization's moving statistics move.
+std::unique_ptr<keras::Sequential> eagle_model() {
+  auto model = std::make_unique<keras::Sequential>("eagle_model");
+  model->add(layers::Input({8, 8, 2}));
+  layers::Conv2DOptions conv;
+  conv.strides = {2, 1};
+  conv.padding = "same";
+  conv.name = "conv_a";
+  model->add(layers::Conv2D(4, {3, 2}, "relu", conv));
+  layers::BatchNormalizationOptions bn;
+  bn.momentum = 0.5;
+  bn.epsilon = 0.01;
+  bn.center = false;
+  model->add(layers::BatchNormalization(bn));
+  layers::Pooling2DOptions pool;
+  pool.strides = layers::Size2{1, 1};
+  model->add(layers::MaxPooling2D({2, 2}, pool));
+  layers::Pooling2DOptions same;
+  same.padding = "same";
+  model->add(layers::AveragePooling2D(2, same));
+  model->add(layers::Dropout(0.3, 5));
+  model->add(layers::Activation("gelu"));
+  model->add(layers::Flatten());
+  layers::DenseOptions hidden;
+  hidden.use_bias = false;
+  model->add(layers::Dense(5, "tanh", hidden));
+  model->add(layers::Dense(3, "softmax"));
+  model->compile("adam", "sparse_categorical_crossentropy");
+  model->train_on_batch(formula_values({6, 8, 8, 2}), eagle::constant({0, 1, 2, 0, 1, 2}));
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("load_model reads the .keras file Keras 3 saved: configuration and predictions") {
+  if (!eagle::io::keras_weights_supported()) {
+    CHECK_THROWS_AS(keras::models::load_model(kFixture), eagle::UnimplementedError);
+    return;
+  }
+  const std::vector<float> expected = fixture_predictions();
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    const std::unique_ptr<keras::Sequential> model = keras::models::load_model(kFixture);
+    CHECK(model->name() == "small_model");
+    CHECK(model->built());
+    CHECK(*model->input_shape() == keras::TensorShape{std::nullopt, 6, 6, 1});
+    std::vector<std::string> names;
+    for (const auto& layer : model->layers()) names.push_back(layer->name());
+    CHECK(names == std::vector<std::string>{"conv", "norm", "max_pool", "avg_pool", "drop",
+                                            "squash", "flat", "hidden", "probabilities"});
+    const auto& conv = layer_at<layers::Conv2D>(*model, 0);
+    CHECK(conv.filters() == 3);
+    CHECK(conv.kernel_size().rows == 3);
+    CHECK(conv.kernel_size().cols == 2);
+    CHECK(conv.options().padding == "same");
+    CHECK(conv.activation().name() == "relu");
+    CHECK(conv.kernel().device() ==
+          std::string("/job:localhost/replica:0/task:0/device:") + (device + 1));
+    const auto& norm = layer_at<layers::BatchNormalization>(*model, 1);
+    CHECK(norm.options().momentum == 0.9);
+    CHECK(norm.options().epsilon == 0.01);
+    const auto& max_pool = layer_at<layers::MaxPooling2D>(*model, 2);
+    CHECK(max_pool.pool_size().rows == 2);
+    CHECK(max_pool.strides().rows == 1);
+    CHECK(layer_at<layers::AveragePooling2D>(*model, 3).same_padding());
+    CHECK(layer_at<layers::Dropout>(*model, 4).rate() == 0.25);
+    CHECK(layer_at<layers::Dropout>(*model, 4).seed() == std::optional<std::uint64_t>(3));
+    CHECK(layer_at<layers::Activation>(*model, 5).activation().name() == "tanh");
+    const auto& hidden = layer_at<layers::Dense>(*model, 7);
+    CHECK(hidden.units() == 4);
+    CHECK(hidden.activation().name() == "elu");
+    CHECK_FALSE(hidden.bias().defined());
+    CHECK(model->count_params() == 3 * 2 * 3 + 3 + 4 * 3 + 3 * 3 * 3 * 4 + 4 * 3 + 3);
+    const std::vector<float> got = predict(*model, formula_values({4, 6, 6, 1}));
+    CHECK(max_difference(got, expected) <= 1e-5);
+  }
+}
+
+TEST_CASE("Sequential::save writes a .keras file load_model reads back") {
+  TempDir dir;
+  if (!eagle::io::keras_weights_supported()) {
+    auto model = std::make_unique<keras::Sequential>();
+    model->add(layers::Input({3}));
+    model->add(layers::Dense(2));
+    CHECK_THROWS_AS(model->save(dir.file("m.keras")), eagle::UnimplementedError);
+    return;
+  }
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    const auto model = eagle_model();
+    const Tensor x = formula_values({4, 8, 8, 2});
+    const std::vector<float> before = predict(*model, x);
+    const std::string path = dir.file("eagle.keras");
+    model->save(path);
+
+    const eagle::io::ZipReader zip(path);
+    CHECK(zip.names() ==
+          std::vector<std::string>{"metadata.json", "config.json", "model.weights.h5"});
+    const Json config = Json::parse(zip.read("config.json"));
+    CHECK(config.find("class_name")->as_string() == "Sequential");
+    const Json::Array& entries = config.find("config")->find("layers")->as_array();
+    REQUIRE(entries.size() == 10);
+    CHECK(entries[0].find("config")->find("batch_shape")->dump() == "[null, 8, 8, 2]");
+    const Json& conv = *entries[1].find("config");
+    CHECK(conv.find("name")->as_string() == "conv_a");
+    CHECK(conv.find("kernel_size")->dump() == "[3, 2]");
+    CHECK(conv.find("strides")->dump() == "[2, 1]");
+    CHECK(conv.find("padding")->as_string() == "same");
+    CHECK(conv.find("activation")->as_string() == "relu");
+    CHECK(entries[2].find("config")->find("center")->dump() == "false");
+    CHECK(entries[2].find("config")->find("momentum")->dump() == "0.5");
+    CHECK(entries[5].find("config")->find("seed")->dump() == "5");
+    CHECK(entries[6].find("config")->find("activation")->as_string() == "gelu");
+    CHECK(entries[8].find("config")->find("use_bias")->dump() == "false");
+    CHECK(entries[8].find("build_config")->find("input_shape")->dump() == "[null, 32]");
+    CHECK(Json::parse(zip.read("metadata.json")).find("saved_by")->as_string() == "eagle");
+
+    const std::unique_ptr<keras::Sequential> back = keras::models::load_model(path);
+    CHECK(back->name() == "eagle_model");
+    REQUIRE(back->layers().size() == model->layers().size());
+    for (std::size_t i = 0; i < back->layers().size(); ++i) {
+      CHECK(back->layers()[i]->name() == model->layers()[i]->name());
+      CHECK(back->layers()[i]->class_name() == model->layers()[i]->class_name());
+    }
+    CHECK(predict(*back, x) == before);
+    CHECK(layer_at<layers::BatchNormalization>(*back, 1)
+              .moving_mean()
+              .read_value()
+              .to_vector<float>() == layer_at<layers::BatchNormalization>(*model, 1)
+                                         .moving_mean()
+                                         .read_value()
+                                         .to_vector<float>());
+
+    // The file tests/tools/check_keras_model_file.py loads into Keras (the CPU run's).
+    const char* out = std::getenv("EAGLE_KERAS_MODEL_OUT");
+    if (out != nullptr && std::string(device) == "/CPU:0") {
+      fs::create_directories(out);
+      model->save((fs::path(out) / "eagle_model.keras").string());
+      std::ofstream json(fs::path(out) / "eagle_model_predictions.json");
+      json << "{\"predictions\": [";
+      for (std::size_t i = 0; i < before.size(); ++i) {
+        json << (i ? ", " : "") << fmt::format("{:.9g}", before[i]);
+      }
+      json << "]}\n";
+    }
+  }
+}
+
+TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
+  if (!eagle::io::keras_weights_supported()) return;
+  TempDir dir;
+  auto model = std::make_unique<keras::Sequential>();
+  layers::Conv2DOptions first;
+  first.input_shape = keras::TensorShape{28, 28, 1};
+  model->add(layers::Conv2D(32, 3, "relu", first));
+  model->add(layers::MaxPooling2D(2));
+  model->add(layers::Conv2D(64, 3, "relu"));
+  model->add(layers::MaxPooling2D(2));
+  model->add(layers::Conv2D(64, 3, "relu"));
+  model->add(layers::Flatten());
+  model->add(layers::Dense(64, "relu"));
+  model->add(layers::Dense(10, "softmax"));
+  model->load_weights(std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn.weights.h5");
+  const std::string path = dir.file("seed_cnn.keras");
+  model->save(path);
+  const auto back = keras::models::load_model(path);
+  CHECK(back->count_params() == 93322);
+  const Tensor x = formula_values({2, 28, 28, 1});
+  CHECK(predict(*back, x) == predict(*model, x));
+}
+
+TEST_CASE("load_model and save errors are typed and name what is wrong") {
+  TempDir dir;
+  if (!eagle::io::keras_weights_supported()) {
+    CHECK(error_text([&] { keras::models::load_model(kFixture); }) ==
+          kFixture +
+              ": this eagle was built without HDF5 (EAGLE_HDF5=OFF), so it cannot load Keras "
+              ".keras files (their weights are HDF5); install libhdf5-dev and rebuild");
+    return;
+  }
+  const std::string missing = dir.file("missing.keras");
+  CHECK_THROWS_AS(keras::models::load_model(missing), eagle::NotFoundError);
+  CHECK(error_text([&] { keras::models::load_model(missing); }) ==
+        "File not found: filepath=" + missing +
+            ". Please ensure the file is an accessible `.keras` zip file.");
+  CHECK_THROWS_AS(keras::models::load_model(dir.file("m.h5")), eagle::InvalidArgumentError);
+  CHECK(error_text([&] { keras::models::load_model(dir.file("m.h5")); }) ==
+        "File format not supported: filepath=" + dir.file("m.h5") +
+            ". eagle's load_model reads Keras 3 `.keras` files (a `.weights.h5` file loads into "
+            "a built model with Model::load_weights).");
+
+  const std::string text = dir.file("text.keras");
+  std::ofstream(text) << "not a zip archive at all, just some words";
+  CHECK_THROWS_AS(keras::models::load_model(text), eagle::DataLossError);
+  CHECK(error_text([&] { keras::models::load_model(text); }) == text + ": File is not a zip file");
+
+  const std::string whole = slurp(kFixture);
+  const std::string truncated = dir.file("truncated.keras");
+  std::ofstream(truncated, std::ios::binary) << whole.substr(0, 20000);
+  CHECK_THROWS_AS(keras::models::load_model(truncated), eagle::DataLossError);
+  CHECK(error_text([&] { keras::models::load_model(truncated); }) ==
+        truncated +
+            ": truncated zip archive: it starts as one but has no end of central directory "
+            "record (20000 bytes)");
+
+  const std::string config = fixture_config();
+  const std::string lstm =
+      with_config(dir, "lstm.keras", replaced(config, "\"Activation\"", "\"LSTM\""));
+  CHECK_THROWS_AS(keras::models::load_model(lstm), eagle::UnimplementedError);
+  CHECK(error_text([&] { keras::models::load_model(lstm); }) ==
+        lstm +
+            ": Could not locate class 'LSTM'. eagle's load_model builds the layers InputLayer, "
+            "Dense, Conv2D, MaxPooling2D, AveragePooling2D, Flatten, Dropout, "
+            "BatchNormalization, Activation");
+
+  const std::string functional =
+      with_config(dir, "functional.keras", replaced(config, "\"Sequential\"", "\"Functional\""));
+  CHECK(error_text([&] { keras::models::load_model(functional); }) ==
+        functional +
+            ": the model is a 'Functional': eagle's load_model builds Sequential models only (a "
+            "Keras Functional or subclassed model has no eagle counterpart)");
+
+  const std::string mish = with_config(
+      dir, "mish.keras", replaced(config, "\"activation\": \"tanh\"", "\"activation\": \"mish\""));
+  CHECK_THROWS_AS(keras::models::load_model(mish), eagle::UnimplementedError);
+  CHECK(error_text([&] { keras::models::load_model(mish); }) ==
+        mish +
+            ": layer 'squash' (Activation): Unknown activation function: 'mish'. eagle has "
+            "linear, relu, relu6, sigmoid, tanh, softmax, exponential, softplus, softsign, "
+            "swish, silu, elu, selu and gelu");
+
+  const std::string first = with_config(dir, "channels_first.keras",
+                                        replaced(config, "\"data_format\": \"channels_last\"",
+                                                 "\"data_format\": \"channels_first\""));
+  CHECK(error_text([&] { keras::models::load_model(first); }) ==
+        first +
+            ": layer 'conv' (Conv2D): data_format=\"channels_first\" is not supported by eagle's "
+            "layers (only \"channels_last\")");
+
+  const std::string bad_json =
+      with_config(dir, "bad_json.keras", config.substr(0, config.size() - 1));
+  CHECK_THROWS_AS(keras::models::load_model(bad_json), eagle::DataLossError);
+  CHECK(error_text([&] { keras::models::load_model(bad_json); }) ==
+        bad_json + ": config.json: invalid JSON at offset " + std::to_string(config.size() - 1) +
+            ": expected ',' or '}'");
+
+  // Another layer count than the weights file has: Keras's text, naming the archive's entry.
+  const std::string wider =
+      with_config(dir, "wider.keras", replaced(config, "\"units\": 4", "\"units\": 5"));
+  CHECK_THROWS_AS(keras::models::load_model(wider), eagle::InvalidArgumentError);
+  CHECK(error_text([&] { keras::models::load_model(wider); }) ==
+        wider +
+            "/model.weights.h5: /layers/dense/vars/0 ('kernel' of layer 'hidden') has shape "
+            "(27, 4), expected (27, 5)");
+
+  auto unbuilt = std::make_unique<keras::Sequential>("unbuilt");
+  unbuilt->add(layers::Dense(2));
+  CHECK(error_text([&] { unbuilt->save(dir.file("u.keras")); }) ==
+        "Model \"unbuilt\" has not yet been built, so it cannot be saved to " +
+            dir.file("u.keras") +
+            ". Build the model first by calling `build()` or by calling the model on a batch of "
+            "data.");
+  auto built = std::make_unique<keras::Sequential>();
+  built->add(layers::Input({3}));
+  built->add(layers::Dense(2));
+  CHECK_THROWS_AS(built->save(dir.file("m.h5")), eagle::InvalidArgumentError);
+  CHECK(error_text([&] { built->save(dir.file("m.h5")); }) ==
+        "Invalid filepath extension for saving. Please add a `.keras` extension for the native "
+        "Keras format. Received: filepath=" +
+            dir.file("m.h5") + ".");
+  auto custom = std::make_unique<keras::Sequential>();
+  custom->add(layers::Input({3}));
+  layers::DenseOptions named;
+  named.name = "dense_abs";
+  custom->add(layers::Dense(
+      2, keras::activations::Activation([](const Tensor& x) { return eagle::abs(x); }, "absolute"),
+      named));
+  CHECK_THROWS_AS(custom->save(dir.file("c.keras")), eagle::InvalidArgumentError);
+  CHECK(error_text([&] { custom->save(dir.file("c.keras")); }) ==
+        "Unknown activation function 'absolute' cannot be serialized due to invalid function "
+        "name. Make sure to use an activation name that matches the references defined in "
+        "activations.py (layer 'dense_abs')");
+}
