@@ -18,7 +18,9 @@
 //   kMinChunkBytes) threads, the rule of parallel_for (Note [Intra-op parallelism]). oneDNN
 //   reduces each thread's partial sums, so the statistics and gradients on two threads may
 //   differ from one thread's in the last bits (tests/nn_ops_test.cpp holds both to the
-//   reference at 1e-5).
+//   reference at 1e-5). Each thread sums its rows in one running float32 sum, so at hundreds of
+//   thousands of rows per channel the variance is off by up to 1e-4 relative (the reference,
+//   summing in blocks, by about 1e-6; docs/performance.md, "Batch norm on oneDNN").
 #pragma once
 
 #include <cstdint>
