@@ -5,7 +5,8 @@
 // Note [Batch norm on oneDNN]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // - oneDNN's primitives read and write eagle's nhwc buffers in place (its JIT kernels take nhwc
-//   as they are); scale and shift are separate arguments (use_scale | use_shift, oneDNN >= 2.3).
+//   as they are); scale and shift are separate arguments (use_scale | use_shift; oneDNN 2.6's
+//   backward also lists the shift among its inputs, though no gradient reads it).
 // - Training runs forward_training, which computes the batch mean and the biased variance;
 //   TensorFlow's other outputs (the running averages with exponential_avg_factor, the
 //   Bessel-corrected variance, the reserve spaces) are computed after it by
@@ -21,6 +22,11 @@
 //   reference at 1e-5). Each thread sums its rows in one running float32 sum, so at hundreds of
 //   thousands of rows per channel the variance is off by up to 1e-4 relative (the reference,
 //   summing in blocks, by about 1e-6; docs/performance.md, "Batch norm on oneDNN").
+// - The team pays what Note [Batch blocks] avoids for convolutions: each of oneDNN's barriers
+//   waits for a thread that is off its core. On an idle 2-core machine two threads take
+//   0.5-0.65 of one thread's time; on the dev VM loaded by builds, 10-20 times as long. Channel
+//   blocks would avoid the barriers, but oneDNN 2.6 runs a strided channel slice of an nhwc
+//   tensor on its reference implementation (bnorm_ref:any), not its JIT kernels.
 #pragma once
 
 #include <cstdint>
