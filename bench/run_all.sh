@@ -99,6 +99,19 @@ if [[ -x "$build/bench/bench_gemm_providers" ]]; then
   grep -v '^{' "$log" || true
   rm -f "$log"
 fi
+# Batch norm (built only with oneDNN): the reference and oneDNN kernels on the same buffers.
+if [[ -x "$build/bench/bench_batch_norm" ]]; then
+  echo
+  echo "## bench_batch_norm ${args[*]:-}"
+  log="$(mktemp)"
+  if "$build/bench/bench_batch_norm" "${args[@]}" > "$log"; then :; else
+    echo "bench_batch_norm FAILED (exit $?)" >&2
+    status=1
+  fi
+  grep '^{' "$log" >> "$out" || true
+  grep -v '^{' "$log" || true
+  rm -f "$log"
+fi
 echo
 echo "# $(wc -l < "$out") JSON lines in $out"
 exit "$status"

@@ -21,9 +21,9 @@ if(EAGLE_HDF5 AND NOT HDF5_FOUND)
   message(FATAL_ERROR "EAGLE_HDF5=ON but HDF5's C library was not found (Debian: libhdf5-dev)")
 endif()
 
-# oneDNN (Debian libdnnl-dev), optional: the float32 convolution and pooling kernels. Debian's
-# dnnl-config.cmake requires OpenCL's headers (its GPU runtime is OpenCL), which a CPU build has
-# no use for, so the library and its header are found directly.
+# oneDNN (Debian libdnnl-dev), optional: the float32 convolution, pooling and batch norm kernels.
+# Debian's dnnl-config.cmake requires OpenCL's headers (its GPU runtime is OpenCL), which a CPU
+# build has no use for, so the library and its header are found directly.
 find_library(EAGLE_DNNL_LIBRARY NAMES dnnl)
 find_path(EAGLE_DNNL_INCLUDE_DIR dnnl.hpp)
 if(EAGLE_DNNL_LIBRARY AND EAGLE_DNNL_INCLUDE_DIR)
@@ -31,7 +31,8 @@ if(EAGLE_DNNL_LIBRARY AND EAGLE_DNNL_INCLUDE_DIR)
 else()
   set(eagle_dnnl_found OFF)
 endif()
-option(EAGLE_ONEDNN "Use oneDNN for the CPU convolutions and pooling (when libdnnl is found)"
+option(EAGLE_ONEDNN
+       "Use oneDNN for the CPU convolutions, pooling and batch norm (when libdnnl is found)"
        ${eagle_dnnl_found})
 set(EAGLE_ONEDNN_ENABLED OFF)
 if(EAGLE_ONEDNN)

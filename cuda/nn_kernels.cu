@@ -1,8 +1,8 @@
 // CUDA kernels of the NN ops that are not elementwise, with the CPU's semantics
-// (src/cpu/nn_kernels.cpp): one thread per row for LogSoftmax and the cross entropies, one
-// thread per channel for the per-channel sums (BiasAddGrad, batch norm's statistics), grid-stride
-// loops over elements otherwise. 16-bit floats compute in float32, which is also batch norm's
-// statistics type for them.
+// (src/cpu/nn_kernels.cpp, src/cpu/batch_norm_reference.cpp): one thread per row for LogSoftmax and
+// the cross entropies, one thread per channel for the per-channel sums (BiasAddGrad, batch norm's
+// statistics), grid-stride loops over elements otherwise. 16-bit floats compute in float32, which
+// is also batch norm's statistics type for them.
 #include <cuda_runtime.h>
 
 #include <cstdint>

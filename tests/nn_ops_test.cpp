@@ -6,17 +6,24 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "captured_log.hpp"
+#include "cpu/batch_norm_reference.hpp"
 #include "eagle/eagle.hpp"
 #include "json_reader.hpp"
+#if defined(EAGLE_WITH_ONEDNN)
+#include "cpu/intra_op_pool.hpp"
+#include "cpu/onednn/onednn_batch_norm.hpp"
+#endif
 
 namespace {
 
@@ -381,3 +388,265 @@ TEST_CASE("a sparse label out of range is TensorFlow's CPU error on every simula
         "Label values: 3 10 [Op:SparseSoftmaxCrossEntropyWithLogits]");
   }
 }
+
+// Batch norm's CPU providers (Note [Batch norm on oneDNN]): the reference kernels called directly
+// against a float64 run of themselves, oneDNN against the float32 reference, and the op (whichever
+// provider ctest's run registered) against the reference. Tolerance: 1e-5 of |want| plus 1e-5 of
+// the tensor's largest |want| (sums over a channel that cancel to about zero differ by a few ulps
+// of their terms, not of the result).
+namespace {
+
+bool close(const std::vector<float>& got, const std::vector<double>& want) {
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  if (got.size() != want.size()) return false;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]) && std::isnan(got[i])) continue;
+    if (!(std::abs(got[i] - want[i]) <= 1e-5 * (std::abs(want[i]) + scale))) {
+      UNSCOPED_INFO("element " << i << ": " << got[i] << " against " << want[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool close(const std::vector<float>& got, const std::vector<float>& want) {
+  return close(got, std::vector<double>(want.begin(), want.end()));
+}
+
+template <class T>
+std::vector<T> sized(std::int64_t n) {
+  return std::vector<T>(static_cast<std::size_t>(n));
+}
+
+// One FusedBatchNormV3 and its gradient on [n, h, w, c], all outputs.
+template <class T>
+struct BatchNormRun {
+  std::vector<T> y, batch_mean, batch_variance, reserve_mean, reserve_variance;
+  std::vector<T> dx, scale_backprop, offset_backprop;
+};
+
+struct BatchNormCase {
+  std::int64_t n, h, w, c;
+  eagle::ops::FusedBatchNormAttrs attrs;
+  // x (channel 1 constant: variance 0, the epsilon edge), scale, offset, the given statistics
+  // and dy, reproducible per case.
+  std::vector<float> x, scale, offset, mean, variance, dy;
+
+  BatchNormCase(std::int64_t n_, std::int64_t h_, std::int64_t w_, std::int64_t c_,
+                eagle::ops::FusedBatchNormAttrs a, unsigned seed)
+      : n(n_), h(h_), w(w_), c(c_), attrs(a) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(-1, 1);
+    const std::int64_t rows = n * h * w;
+    x = sized<float>(rows * c);
+    dy = sized<float>(rows * c);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t k = 0; k < c; ++k) {
+        // Channels of different means and spreads; channel 1 (when there is one) constant.
+        x[i * c + k] = k == 1 ? 0.75f : 0.5f * static_cast<float>(k % 5) + (1 + k % 3) * value(rng);
+        dy[i * c + k] = value(rng);
+      }
+    }
+    for (std::int64_t k = 0; k < c; ++k) {
+      scale.push_back(1.0f + 0.5f * value(rng));
+      offset.push_back(value(rng));
+      mean.push_back(0.5f * value(rng));
+      variance.push_back(1.0f + value(rng));  // in [0, 2]: 0 is the epsilon edge too
+    }
+  }
+
+  template <class T>
+  std::vector<T> as(const std::vector<float>& v) const {
+    return std::vector<T>(v.begin(), v.end());
+  }
+
+  // The reference in T (float or double) on these inputs; the gradient uses the forward's
+  // reserve spaces in training, the given statistics in inference, as TensorFlow's gradient does.
+  template <class T>
+  BatchNormRun<T> reference() const {
+    namespace ref = eagle::cpu::reference;
+    const std::int64_t rows = n * h * w;
+    BatchNormRun<T> r{sized<T>(rows * c), sized<T>(c),        sized<T>(c), sized<T>(c),
+                      sized<T>(c),        sized<T>(rows * c), sized<T>(c), sized<T>(c)};
+    const std::vector<T> tx = as<T>(x), ts = as<T>(scale), to = as<T>(offset), tm = as<T>(mean),
+                         tv = as<T>(variance), tdy = as<T>(dy);
+    ref::fused_batch_norm<T>(attrs, rows, c, tx.data(), ts.data(), to.data(), tm.data(), tv.data(),
+                             r.y.data(), r.batch_mean.data(), r.batch_variance.data(),
+                             r.reserve_mean.data(), r.reserve_variance.data());
+    ref::fused_batch_norm_grad<T>(attrs, rows, c, tdy.data(), tx.data(), ts.data(),
+                                  r.reserve_mean.data(), r.reserve_variance.data(), r.dx.data(),
+                                  r.scale_backprop.data(), r.offset_backprop.data());
+    return r;
+  }
+
+#if defined(EAGLE_WITH_ONEDNN)
+  BatchNormRun<float> onednn() const {
+    namespace dnn = eagle::cpu::onednn;
+    const dnn::BatchNormShape s{n, h, w, c};
+    BatchNormRun<float> r{sized<float>(n * h * w * c),
+                          sized<float>(c),
+                          sized<float>(c),
+                          sized<float>(c),
+                          sized<float>(c),
+                          sized<float>(n * h * w * c),
+                          sized<float>(c),
+                          sized<float>(c)};
+    dnn::fused_batch_norm(attrs, s, x.data(), scale.data(), offset.data(), mean.data(),
+                          variance.data(), r.y.data(), r.batch_mean.data(), r.batch_variance.data(),
+                          r.reserve_mean.data(), r.reserve_variance.data());
+    dnn::fused_batch_norm_grad(attrs, s, dy.data(), x.data(), scale.data(), r.reserve_mean.data(),
+                               r.reserve_variance.data(), r.dx.data(), r.scale_backprop.data(),
+                               r.offset_backprop.data());
+    return r;
+  }
+#endif
+};
+
+template <class A, class B>
+void check_close(const BatchNormRun<A>& got, const BatchNormRun<B>& want) {
+  CHECK(close(got.y, want.y));
+  CHECK(close(got.batch_mean, want.batch_mean));
+  CHECK(close(got.batch_variance, want.batch_variance));
+  CHECK(close(got.reserve_mean, want.reserve_mean));
+  CHECK(close(got.reserve_variance, want.reserve_variance));
+  CHECK(close(got.dx, want.dx));
+  CHECK(close(got.scale_backprop, want.scale_backprop));
+  CHECK(close(got.offset_backprop, want.offset_backprop));
+}
+
+// Batch 1, odd channel counts (3, 37), one row per channel... and a large batch (64 x 32 x 32 x 37:
+// 65536 rows per channel, enough bytes for oneDNN to use two threads).
+const std::vector<std::array<std::int64_t, 4>>& batch_norm_shapes() {
+  static const std::vector<std::array<std::int64_t, 4>> shapes = {
+      {1, 5, 7, 3}, {2, 3, 3, 37}, {8, 4, 4, 16}, {3, 1, 1, 5}, {64, 32, 32, 37}};
+  return shapes;
+}
+
+const std::vector<eagle::ops::FusedBatchNormAttrs>& batch_norm_attrs() {
+  static const std::vector<eagle::ops::FusedBatchNormAttrs> attrs = {
+      {1e-3, 1.0, true}, {1e-5, 0.3, true}, {1e-3, 1.0, false}, {0.0, 1.0, true}};
+  return attrs;
+}
+
+}  // namespace
+
+TEST_CASE("the float32 batch norm reference agrees with its float64 run") {
+  unsigned seed = 1;
+  for (const auto& [n, h, w, c] : batch_norm_shapes()) {
+    for (const auto& a : batch_norm_attrs()) {
+      INFO("x [" << n << "," << h << "," << w << "," << c << "], epsilon " << a.epsilon
+                 << ", factor " << a.exponential_avg_factor << ", training " << a.is_training);
+      const BatchNormCase bn(n, h, w, c, a, seed++);
+      check_close(bn.reference<float>(), bn.reference<double>());
+    }
+  }
+}
+
+TEST_CASE("FusedBatchNormV3 statistics keep TensorFlow's running averages and reserve spaces") {
+  // Training at factor 0.3: batch_mean = 0.7 old + 0.3 mean, batch_variance = 0.7 old +
+  // 0.3 variance n / (n - 1), the reserve spaces the batch's mean and biased variance, computed
+  // here from the op's own reserve spaces in float32: the same bits.
+  const BatchNormCase bn(2, 3, 3, 37, {1e-3, 0.3, true}, 7);
+  const Tensor x = eagle::constant(bn.x, {2, 3, 3, 37});
+  const auto r = eagle::nn::fused_batch_norm(x, eagle::constant(bn.scale),
+                                             eagle::constant(bn.offset), eagle::constant(bn.mean),
+                                             eagle::constant(bn.variance), 1e-3, 0.3, true);
+  const std::vector<float> mean = r.reserve_space_1.to_vector<float>();
+  const std::vector<float> variance = r.reserve_space_2.to_vector<float>();
+  const std::vector<float> batch_mean = r.batch_mean.to_vector<float>();
+  const std::vector<float> batch_variance = r.batch_variance.to_vector<float>();
+  const float factor = 0.3f, correction = 18.0f / 17.0f;
+  for (std::size_t k = 0; k < 37; ++k) {
+    INFO("channel " << k);
+    CHECK(batch_mean[k] == (1.0f - factor) * bn.mean[k] + factor * mean[k]);
+    CHECK(batch_variance[k] ==
+          (1.0f - factor) * bn.variance[k] + factor * variance[k] * correction);
+  }
+  CHECK(variance[1] == 0.0f);  // the constant channel
+  CHECK(r.y.to_vector<float>()[1] == bn.offset[1]);
+  const BatchNormRun<double> want = bn.reference<double>();
+  CHECK(close(mean, want.reserve_mean));
+  CHECK(close(variance, want.reserve_variance));
+}
+
+TEST_CASE("FusedBatchNormV3 on the CPU's provider agrees with the reference kernels") {
+  // Through the op and its gradient: oneDNN by default, the reference under
+  // EAGLE_CONV_PROVIDER=reference (ctest runs this binary both ways).
+  unsigned seed = 100;
+  for (const auto& [n, h, w, c] : batch_norm_shapes()) {
+    for (const auto& a : batch_norm_attrs()) {
+      INFO("x [" << n << "," << h << "," << w << "," << c << "], epsilon " << a.epsilon
+                 << ", factor " << a.exponential_avg_factor << ", training " << a.is_training);
+      const BatchNormCase bn(n, h, w, c, a, seed++);
+      const BatchNormRun<float> want = bn.reference<float>();
+      const Tensor x = eagle::constant(bn.x, {n, h, w, c});
+      const Tensor scale = eagle::constant(bn.scale);
+      eagle::GradientTape tape;
+      tape.watch(x);
+      tape.watch(scale);
+      const auto r = eagle::nn::fused_batch_norm(
+          x, scale, eagle::constant(bn.offset), eagle::constant(bn.mean),
+          eagle::constant(bn.variance), a.epsilon, a.exponential_avg_factor, a.is_training);
+      CHECK(close(r.y.to_vector<float>(), want.y));
+      CHECK(close(r.batch_mean.to_vector<float>(), want.batch_mean));
+      CHECK(close(r.batch_variance.to_vector<float>(), want.batch_variance));
+      CHECK(close(r.reserve_space_1.to_vector<float>(), want.reserve_mean));
+      CHECK(close(r.reserve_space_2.to_vector<float>(), want.reserve_variance));
+      const auto grads = tape.gradient(
+          eagle::reduce_sum(eagle::multiply(r.y, eagle::constant(bn.dy, {n, h, w, c}))),
+          {x, scale});
+      REQUIRE(grads[0].has_value());
+      REQUIRE(grads[1].has_value());
+      CHECK(close(grads[0]->to_vector<float>(), want.dx));
+      CHECK(close(grads[1]->to_vector<float>(), want.scale_backprop));
+    }
+  }
+}
+
+#if defined(EAGLE_WITH_ONEDNN)
+TEST_CASE("oneDNN batch norm agrees with the reference kernels on 1 and 2 threads") {
+  struct RestoreThreads {
+    ~RestoreThreads() { eagle::cpu::set_intra_op_threads(0); }
+  } restore;
+  unsigned seed = 200;
+  for (const auto& [n, h, w, c] : batch_norm_shapes()) {
+    for (const auto& a : batch_norm_attrs()) {
+      const BatchNormCase bn(n, h, w, c, a, seed++);
+      const BatchNormRun<float> want = bn.reference<float>();
+      for (int threads : {1, 2}) {
+        INFO("x [" << n << "," << h << "," << w << "," << c << "], epsilon " << a.epsilon
+                   << ", factor " << a.exponential_avg_factor << ", training " << a.is_training
+                   << ", " << threads << " threads");
+        eagle::cpu::set_intra_op_threads(threads);
+        const BatchNormRun<float> got = bn.onednn();
+        if (a.epsilon == 0.0) {  // the constant channel: 0 x infinity in y, as TensorFlow's
+          CHECK(std::isnan(got.y[1]));
+          CHECK(std::isnan(want.y[1]));
+        }
+        check_close(got, want);
+        // The statistics outputs follow from the reserve spaces by the reference's arithmetic.
+        const float f = static_cast<float>(a.exponential_avg_factor);
+        const std::int64_t rows = n * h * w;
+        const float correction = rows > 1 ? float(rows) / float(rows - 1) : 1.0f;
+        for (std::size_t k = 0; k < got.batch_mean.size(); ++k) {
+          if (!a.is_training) {
+            CHECK(got.reserve_mean[k] == bn.mean[k]);
+            CHECK(got.batch_variance[k] == bn.variance[k]);
+          } else if (f == 1.0f) {
+            CHECK(got.batch_mean[k] == got.reserve_mean[k]);
+            CHECK(got.batch_variance[k] == got.reserve_variance[k] * correction);
+          } else {
+            CHECK(got.batch_mean[k] == (1.0f - f) * bn.mean[k] + f * got.reserve_mean[k]);
+          }
+        }
+      }
+    }
+  }
+  // The large shape runs oneDNN's JIT kernels, not its reference implementation.
+  const std::string impl =
+      eagle::cpu::onednn::batch_norm_implementation({1e-3, 1.0, true}, {64, 32, 32, 37});
+  INFO(impl);
+  CHECK(impl.find("ref") == std::string::npos);
+}
+#endif

@@ -12,7 +12,8 @@
 // silently). EAGLE_CONV_PROVIDER=reference keeps the reference everywhere, which is how the tests
 // run every op on both; active_conv_provider() says which one serves. float16 and bfloat16
 // compute in float32 through the reference and round once (Note [Half precision on the CPU]).
-// A simulated GPU gets whichever kernel the CPU registered (Note [GPU kernel set]).
+// A simulated GPU gets whichever kernel the CPU registered (Note [GPU kernel set]). float32 batch
+// norm follows the same choice (cpu/batch_norm_kernels.cpp, Note [Batch norm on oneDNN]).
 #include "cpu/conv_kernels.hpp"
 
 #include <fmt/format.h>

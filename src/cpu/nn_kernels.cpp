@@ -1,8 +1,8 @@
 // CPU kernels of the NN ops that are not elementwise: LogSoftmax, BiasAdd, BiasAddGrad, the two
-// softmax cross entropies, OneHot, StopGradient, L2Loss, FusedBatchNormV3 and its gradient.
-// Reference loops over rows or channels (these ops are memory-bound); 16-bit floats compute in
-// float32 (Note [Half precision on the CPU]). The CUDA kernels (cuda/nn_kernels.cu) compute the
-// same sums in the same order per row.
+// softmax cross entropies, OneHot, StopGradient and L2Loss (batch norm:
+// cpu/batch_norm_kernels.cpp). Reference loops over rows or channels (these ops are memory-bound);
+// 16-bit floats compute in float32 (Note [Half precision on the CPU]). The CUDA kernels
+// (cuda/nn_kernels.cu) compute the same sums in the same order per row.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -225,133 +225,6 @@ struct L2LossKernel {
   }
 };
 
-// The dtype of batch norm's scale, offset and statistics: float32 for 16-bit x (TensorFlow's U).
-template <class T>
-using stat_t = std::conditional_t<is_half_v<T>, float, T>;
-
-// FusedBatchNormV3(x NHWC, scale, offset, mean, variance) -> y, batch_mean, batch_variance,
-// reserve_space_1 (the mean used), reserve_space_2 (the variance used, biased in training),
-// reserve_space_3 (empty). Training: the batch's statistics normalize x; batch_mean and
-// batch_variance are the running averages (1 - f) * old + f * batch with the variance
-// Bessel-corrected (n / (n - 1), n the elements per channel), or the batch's own when f == 1.
-template <class T>
-struct FusedBatchNormKernel {
-  static void run(KernelContext& ctx) {
-    using U = stat_t<T>;
-    using C = compute_t<T>;
-    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
-    const runtime::TensorImpl& x_in = ctx.input(0);
-    const int64_t channels = ctx.output_shape(1)[0];
-    const int64_t n = channels == 0 ? 0 : x_in.shape().num_elements() / channels;
-    const T* x = x_in.data<const T>();
-    const U* scale = ctx.input(1).data<const U>();
-    const U* offset = ctx.input(2).data<const U>();
-    const U* old_mean = ctx.input(3).data<const U>();
-    const U* old_var = ctx.input(4).data<const U>();
-    std::vector<C> mean(static_cast<std::size_t>(channels)), var(mean.size());
-    if (a.is_training) {
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t c = 0; c < channels; ++c) mean[c] += C(x[i * channels + c]);
-      for (int64_t c = 0; c < channels; ++c) mean[c] /= C(n);
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t c = 0; c < channels; ++c) {
-          const C d = C(x[i * channels + c]) - mean[c];
-          var[c] += d * d;
-        }
-      }
-      for (int64_t c = 0; c < channels; ++c) var[c] /= C(n);
-    } else {
-      for (int64_t c = 0; c < channels; ++c) {
-        mean[c] = C(old_mean[c]);
-        var[c] = C(old_var[c]);
-      }
-    }
-    T* y = ctx.allocate_output(0)->data<T>();
-    for (int64_t c = 0; c < channels; ++c) {
-      const C inv = C{1} / std::sqrt(var[c] + C(a.epsilon));
-      const C s = C(scale[c]) * inv;
-      const C o = C(offset[c]) - mean[c] * s;
-      for (int64_t i = 0; i < n; ++i)
-        y[i * channels + c] = convert<T>(C(x[i * channels + c]) * s + o);
-    }
-    U* batch_mean = ctx.allocate_output(1)->data<U>();
-    U* batch_var = ctx.allocate_output(2)->data<U>();
-    U* saved_mean = ctx.allocate_output(3)->data<U>();
-    U* saved_var = ctx.allocate_output(4)->data<U>();
-    ctx.allocate_output(5);
-    const C factor = C(a.exponential_avg_factor);
-    const C correction = n > 1 ? C(n) / C(n - 1) : C{1};
-    for (int64_t c = 0; c < channels; ++c) {
-      saved_mean[c] = U(mean[c]);
-      saved_var[c] = U(var[c]);
-      if (!a.is_training) {
-        batch_mean[c] = U(mean[c]);
-        batch_var[c] = U(var[c]);
-      } else if (a.exponential_avg_factor == 1.0) {
-        batch_mean[c] = U(mean[c]);
-        batch_var[c] = U(var[c] * correction);
-      } else {
-        batch_mean[c] = U((C{1} - factor) * C(old_mean[c]) + factor * mean[c]);
-        batch_var[c] = U((C{1} - factor) * C(old_var[c]) + factor * var[c] * correction);
-      }
-    }
-  }
-};
-
-// FusedBatchNormGradV3(y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3)
-// -> x_backprop, scale_backprop, offset_backprop, reserve_space_4, reserve_space_5 (empty).
-// With x_hat = (x - mean) / sqrt(var + epsilon) per channel: offset_backprop = sum(dy),
-// scale_backprop = sum(dy * x_hat); x_backprop = scale / sqrt(var + epsilon) times dy in
-// inference, and times (dy - mean(dy) - x_hat * mean(dy * x_hat)) in training (the statistics
-// depend on x).
-template <class T>
-struct FusedBatchNormGradKernel {
-  static void run(KernelContext& ctx) {
-    using U = stat_t<T>;
-    using C = compute_t<T>;
-    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
-    const T* dy = ctx.input(0).data<const T>();
-    const T* x = ctx.input(1).data<const T>();
-    const U* scale = ctx.input(2).data<const U>();
-    const U* mean = ctx.input(3).data<const U>();
-    const U* var = ctx.input(4).data<const U>();
-    const int64_t channels = ctx.output_shape(1)[0];
-    const int64_t n = channels == 0 ? 0 : ctx.output_shape(0).num_elements() / channels;
-    std::vector<C> sum_dy(static_cast<std::size_t>(channels)), sum_dy_xhat(sum_dy.size()),
-        inv(sum_dy.size());
-    for (int64_t c = 0; c < channels; ++c) inv[c] = C{1} / std::sqrt(C(var[c]) + C(a.epsilon));
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t c = 0; c < channels; ++c) {
-        const C g = C(dy[i * channels + c]);
-        sum_dy[c] += g;
-        sum_dy_xhat[c] += g * (C(x[i * channels + c]) - C(mean[c])) * inv[c];
-      }
-    }
-    T* dx = ctx.allocate_output(0)->data<T>();
-    for (int64_t c = 0; c < channels; ++c) {
-      const C k = C(scale[c]) * inv[c];
-      for (int64_t i = 0; i < n; ++i) {
-        const C g = C(dy[i * channels + c]);
-        if (a.is_training) {
-          const C x_hat = (C(x[i * channels + c]) - C(mean[c])) * inv[c];
-          dx[i * channels + c] =
-              convert<T>(k * (g - sum_dy[c] / C(n) - x_hat * sum_dy_xhat[c] / C(n)));
-        } else {
-          dx[i * channels + c] = convert<T>(k * g);
-        }
-      }
-    }
-    U* dscale = ctx.allocate_output(1)->data<U>();
-    U* doffset = ctx.allocate_output(2)->data<U>();
-    for (int64_t c = 0; c < channels; ++c) {
-      dscale[c] = U(sum_dy_xhat[c]);
-      doffset[c] = U(sum_dy[c]);
-    }
-    ctx.allocate_output(3);
-    ctx.allocate_output(4);
-  }
-};
-
 }  // namespace
 
 void register_nn_kernels(runtime::KernelTable& table) {
@@ -365,9 +238,6 @@ void register_nn_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kOneHot, DeviceType::kCPU, OneHotKernel>(table);
   kernels::register_op<OpId::kStopGradient, DeviceType::kCPU, StopGradientKernel>(table);
   kernels::register_op<OpId::kL2Loss, DeviceType::kCPU, L2LossKernel>(table);
-  kernels::register_op<OpId::kFusedBatchNormV3, DeviceType::kCPU, FusedBatchNormKernel>(table);
-  kernels::register_op<OpId::kFusedBatchNormGradV3, DeviceType::kCPU, FusedBatchNormGradKernel>(
-      table);
 }
 
 }  // namespace eagle::cpu

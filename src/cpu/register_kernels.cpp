@@ -46,6 +46,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_nn_kernels(table);
   register_segment_kernels(table);
   register_check_numerics_kernels(table);
+  register_batch_norm_kernels(table);
 }
 
 }  // namespace eagle::cpu

@@ -4,9 +4,7 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include <dnnl.hpp>
 
 #include "cpu/intra_op_pool.hpp"
+#include "cpu/onednn/onednn_common.hpp"
 #include "eagle/errors.hpp"
 
 namespace eagle::cpu::onednn {
@@ -22,11 +21,6 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 using std::int64_t;
-
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
 
 enum class Kind : int64_t {
   kConvForward,
@@ -109,29 +103,10 @@ struct Entry {
 };
 
 // Note [oneDNN primitives]: one cache for every kind, keyed by the geometry and the team size.
-std::shared_ptr<const Entry> cached(const Key& key, int threads,
-                                    std::shared_ptr<const Entry> (*make)(const void*),
-                                    const void* attrs) {
-  static std::mutex mutex;
-  static std::map<std::pair<Key, int>, std::shared_ptr<const Entry>> cache;
-  const std::pair<Key, int> full_key(key, threads);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(full_key);
-    if (it != cache.end()) return it->second;
-  }
-  // oneDNN fixes a primitive's thread count when it makes it, from the calling thread's OpenMP
-  // team size. Outside the lock: creation may be slow.
-  omp_set_num_threads(threads);
-  std::shared_ptr<const Entry> entry = make(attrs);
-  std::lock_guard<std::mutex> lock(mutex);
-  return cache.emplace(full_key, std::move(entry)).first->second;
-}
-
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
+template <class Make>
+std::shared_ptr<const Entry> cached(const Key& key, int threads, Make make) {
+  static PrimitiveCache<Key, Entry> cache;
+  return cache.get(key, threads, make);
 }
 
 memory::desc nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
@@ -312,52 +287,10 @@ std::shared_ptr<const Entry> make_max_pool_backward(const void* p) {
   return backward;
 }
 
-memory wrap(const memory::desc& desc, const void* data) {
-  return memory(desc, engine(), const_cast<void*>(data));
-}
-
-// A buffer of the calling thread that only grows: a fresh, zeroed one per call cost more than the
-// convolution (page faults and the memset).
-class GrowingBuffer {
- public:
-  void* get(std::size_t bytes) {
-    if (bytes > capacity_) {
-      data_.reset();
-      data_.reset(new std::uint8_t[bytes]);
-      capacity_ = bytes;
-    }
-    return data_.get();
-  }
-
- private:
-  std::unique_ptr<std::uint8_t[]> data_;
-  std::size_t capacity_ = 0;
-};
-
-// The scratchpad of a primitive about to run on this thread (gemm-based convolutions keep their
-// im2col buffer there: hundreds of MB for a batch of 128 56x56x64 images).
-memory scratchpad_of(const memory::desc& desc) {
-  thread_local GrowingBuffer scratchpad;
-  return wrap(desc, scratchpad.get(desc.get_size()));
-}
-
-void execute(const dnnl::primitive& primitive, const std::string& what, dnnl::stream& stream,
-             const std::unordered_map<int, memory>& args) {
-  try {
-    primitive.execute(stream, args);
-  } catch (const dnnl::error& error) {
-    throw InternalError(fmt::format("oneDNN ({}) failed: {}", what, error.what()));
-  }
-}
-
-// Runs a primitive on the calling thread's OpenMP team of eagle's intra-op size, with its own
+// Runs a primitive on the calling thread's OpenMP team of the size it was made for, with its own
 // scratchpad (and workspace).
 void run(const Entry& e, std::unordered_map<int, memory> args) {
-  omp_set_num_threads(e.threads);
-  args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_of(e.scratchpad));
-  dnnl::stream stream(engine());
-  execute(e.primitive, e.implementation, stream, args);
-  stream.wait();
+  run_primitive(e.primitive, e.implementation, e.threads, e.scratchpad, std::move(args));
 }
 
 // Runs a convolution on eagle's buffers, `data[i]` being e.args[i]'s (Note [oneDNN layouts]):
@@ -403,7 +336,7 @@ template <class Make>
 std::shared_ptr<const Entry> conv_entry(Kind kind, const ops::Conv2DAttrs& a, Make make,
                                         int threads) {
   try {
-    return cached(conv_key(kind, a), threads, make, &a);
+    return cached(conv_key(kind, a), threads, [&] { return make(&a); });
   } catch (const dnnl::error& error) {
     throw InternalError(fmt::format("oneDNN could not make a primitive: {}", error.what()));
   }
@@ -413,7 +346,7 @@ template <class Make>
 std::shared_ptr<const Entry> pool_entry(Kind kind, const ops::Pool2DAttrs& a, Make make,
                                         int threads) {
   try {
-    return cached(pool_key(kind, a), threads, make, &a);
+    return cached(pool_key(kind, a), threads, [&] { return make(&a); });
   } catch (const dnnl::error& error) {
     throw InternalError(fmt::format("oneDNN could not make a primitive: {}", error.what()));
   }

@@ -1,6 +1,7 @@
-// oneDNN (Debian libdnnl, v2 API) for the float32 convolution and pooling ops: the one place
-// eagle calls it. Built only with EAGLE_WITH_ONEDNN (CMake option EAGLE_ONEDNN); the choice of
-// provider is Note [Convolution providers] in cpu/conv_kernels.cpp.
+// oneDNN (Debian libdnnl, v2 API) for the float32 convolution and pooling ops (batch norm:
+// onednn_batch_norm.hpp; what they share: onednn_common.hpp). Built only with EAGLE_WITH_ONEDNN
+// (CMake option EAGLE_ONEDNN); the choice of provider is Note [Convolution providers] in
+// cpu/conv_kernels.cpp.
 //
 // Note [oneDNN primitives]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
