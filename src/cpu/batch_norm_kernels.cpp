@@ -74,14 +74,18 @@ struct FusedBatchNormGradKernel {
 };
 
 #if defined(EAGLE_WITH_ONEDNN)
-// x of no elements (an empty batch or no channels) goes to the reference, which handles it
-// without asking oneDNN for a primitive of zero size.
-bool empty(const KernelContext& ctx) { return ctx.output_shape(0).num_elements() == 0; }
-
 onednn::BatchNormShape nhwc_shape(const Shape& x) { return {x[0], x[1], x[2], x[3]}; }
 
+// The reference takes x of no elements (an empty batch or no channels: no primitive of zero
+// size), and every shape oneDNN would run on one thread (Note [Batch norm on oneDNN]).
+bool use_reference(const KernelContext& ctx, bool backward) {
+  return ctx.output_shape(0).num_elements() == 0 ||
+         !onednn::threaded_team(ctx.attrs<ops::FusedBatchNormAttrs>(),
+                                nhwc_shape(ctx.output_shape(0)), backward);
+}
+
 void onednn_fused_batch_norm(KernelContext& ctx) {
-  if (empty(ctx)) {
+  if (use_reference(ctx, false)) {
     FusedBatchNormKernel<float>::run(ctx);
     return;
   }
@@ -99,7 +103,7 @@ void onednn_fused_batch_norm(KernelContext& ctx) {
 }
 
 void onednn_fused_batch_norm_grad(KernelContext& ctx) {
-  if (empty(ctx)) {
+  if (use_reference(ctx, true)) {
     FusedBatchNormGradKernel<float>::run(ctx);
     return;
   }

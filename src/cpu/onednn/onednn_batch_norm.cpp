@@ -183,6 +183,13 @@ void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, const BatchNormSha
                  {DNNL_ARG_DIFF_SHIFT, vector_of(s.channels, offset_backprop)}});
 }
 
+bool threaded_team(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s, bool backward) {
+  const int passes = backward        ? kBackwardPasses
+                     : a.is_training ? kForwardTrainingPasses
+                                     : kForwardInferencePasses;
+  return team_size(s, passes) > 1;
+}
+
 std::string batch_norm_implementation(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s) {
   const Kind kind = a.is_training ? Kind::kForwardTraining : Kind::kForwardInference;
   const int passes = a.is_training ? kForwardTrainingPasses : kForwardInferencePasses;
