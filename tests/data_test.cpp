@@ -16,8 +16,12 @@
 
 #include "eagle/data.hpp"
 #include "eagle/eagle.hpp"
+#include "temp_files.hpp"
 
 namespace {
+
+using eagle_test::error_text;
+using eagle_test::TempDir;
 
 namespace fs = std::filesystem;
 using eagle::Shape;
@@ -29,20 +33,6 @@ const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 
 // A fresh directory under the system's temporary directory, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "eagle_data_test_XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 std::vector<unsigned char> idx_bytes(unsigned char type, const std::vector<std::uint32_t>& dims,
                                      const std::vector<unsigned char>& values) {
   std::vector<unsigned char> out{0, 0, type, static_cast<unsigned char>(dims.size())};
@@ -74,16 +64,6 @@ std::vector<unsigned char> pattern(std::size_t n, unsigned mul = 7, unsigned add
   return v;
 }
 
-template <class Fn>
-std::string error_text(Fn&& fn) {
-  try {
-    fn();
-  } catch (const eagle::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
 std::vector<std::int32_t> column(const Dataset& ds, std::size_t component = 0) {
   std::vector<std::int32_t> out;
   for (const Element& e : ds) {
@@ -99,7 +79,7 @@ Dataset range_dataset(int n) { return Dataset::from_tensor_slices({eagle::range(
 // ---- IDX ------------------------------------------------------------------------------------
 
 TEST_CASE("read_idx reads plain and gzipped unsigned-byte IDX files exactly") {
-  TempDir dir;
+  TempDir dir("eagle_data_test");
   const std::vector<unsigned char> values = pattern(2 * 3 * 4);
   write_plain(dir.file("images-idx3-ubyte"), idx_bytes(0x08, {2, 3, 4}, values));
   write_gzip(dir.file("images-idx3-ubyte.gz"), idx_bytes(0x08, {2, 3, 4}, values));
@@ -136,7 +116,7 @@ TEST_CASE("IdxArray converts to int and floating tensors on the CPU, divided as 
 }
 
 TEST_CASE("read_idx errors name the file and what was expected") {
-  TempDir dir;
+  TempDir dir("eagle_data_test");
   const std::string missing = dir.file("missing.gz");
   CHECK_THROWS_AS(eagle::data::read_idx(missing), eagle::NotFoundError);
   CHECK(error_text([&] { eagle::data::read_idx(missing); }) ==
@@ -247,7 +227,7 @@ class ScopedEnv {
 }  // namespace
 
 TEST_CASE("fashion_mnist load_data reads a directory, EAGLE_DATA_DIR or Debian's path") {
-  TempDir dir;
+  TempDir dir("eagle_data_test");
   write_fashion_files(dir.file("fashion-mnist"), 5, 3);
   {
     ScopedEnv env("EAGLE_DATA_DIR", nullptr);
@@ -269,7 +249,7 @@ TEST_CASE("fashion_mnist load_data reads a directory, EAGLE_DATA_DIR or Debian's
 }
 
 TEST_CASE("fashion_mnist load_data errors name the file") {
-  TempDir dir;
+  TempDir dir("eagle_data_test");
   const std::string empty = dir.file("empty");
   fs::create_directories(empty);
   CHECK_THROWS_AS(eagle::data::fashion_mnist::load_data(empty), eagle::NotFoundError);

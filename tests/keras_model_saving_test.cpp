@@ -25,8 +25,12 @@
 #include "io/keras_weights_file.hpp"
 #include "io/zip_archive.hpp"
 #include "json_reader.hpp"
+#include "temp_files.hpp"
 
 namespace {
+
+using eagle_test::error_text;
+using eagle_test::TempDir;
 
 namespace fs = std::filesystem;
 namespace keras = eagle::keras;
@@ -36,29 +40,6 @@ using eagle::io::Json;
 
 const std::string kFixture = std::string(EAGLE_FIXTURE_DIR) + "/small_model.keras";
 const std::string kPredictions = std::string(EAGLE_FIXTURE_DIR) + "/small_model_predictions.json";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "eagle_keras_file_test_XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-template <class Fn>
-std::string error_text(Fn&& fn) {
-  try {
-    fn();
-  } catch (const eagle::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -208,7 +189,7 @@ TEST_CASE("load_model reads the .keras file Keras 3 saved: configuration and pre
 }
 
 TEST_CASE("Sequential::save writes a .keras file load_model reads back") {
-  TempDir dir;
+  TempDir dir("eagle_keras_file_test");
   if (!eagle::io::keras_weights_supported()) {
     auto model = std::make_unique<keras::Sequential>();
     model->add(layers::Input({3}));
@@ -280,7 +261,7 @@ TEST_CASE("Sequential::save writes a .keras file load_model reads back") {
 
 TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
   if (!eagle::io::keras_weights_supported()) return;
-  TempDir dir;
+  TempDir dir("eagle_keras_file_test");
   auto model = std::make_unique<keras::Sequential>();
   layers::Conv2DOptions first;
   first.input_shape = keras::TensorShape{28, 28, 1};
@@ -302,7 +283,7 @@ TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
 }
 
 TEST_CASE("load_model and save errors are typed and name what is wrong") {
-  TempDir dir;
+  TempDir dir("eagle_keras_file_test");
   if (!eagle::io::keras_weights_supported()) {
     CHECK(error_text([&] { keras::models::load_model(kFixture); }) ==
           kFixture +

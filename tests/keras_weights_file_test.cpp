@@ -12,8 +12,12 @@
 
 #include "eagle/eagle.hpp"
 #include "io/keras_weights_file.hpp"
+#include "temp_files.hpp"
 
 namespace {
+
+using eagle_test::error_text;
+using eagle_test::TempDir;
 
 namespace fs = std::filesystem;
 using eagle::Shape;
@@ -21,29 +25,6 @@ using eagle::Tensor;
 using eagle::io::LayerWeights;
 
 const std::string kFixture = std::string(EAGLE_FIXTURE_DIR) + "/keras_model.weights.h5";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "eagle_weights_test_XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-template <class Fn>
-std::string error_text(Fn&& fn) {
-  try {
-    fn();
-  } catch (const eagle::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 // The formula of tests/tools/keras_weights_model.py: variable j of the k-th layer with weights.
 std::vector<float> formula(std::int64_t n, int j, int k) {
@@ -137,12 +118,12 @@ TEST_CASE("a .weights.h5 file Keras 3 wrote loads with exact values") {
 
 TEST_CASE("save_keras_weights writes Keras 3's layout, read back exactly") {
   if (!eagle::io::keras_weights_supported()) {
-    TempDir dir;
+    TempDir dir("eagle_weights_test");
     CHECK_THROWS_AS(eagle::io::save_keras_weights(dir.file("m.weights.h5"), formula_model()),
                     eagle::UnimplementedError);
     return;
   }
-  TempDir dir;
+  TempDir dir("eagle_weights_test");
   const std::string file = dir.file("m.weights.h5");
   std::vector<LayerWeights> model = formula_model();
   // Other dtypes and ranks: a scalar int64, float64, float16 and an empty tensor.
@@ -177,7 +158,7 @@ TEST_CASE("save_keras_weights writes Keras 3's layout, read back exactly") {
 }
 
 TEST_CASE("weights file errors are typed and name the file") {
-  TempDir dir;
+  TempDir dir("eagle_weights_test");
   CHECK(error_text([&] { eagle::io::save_keras_weights(dir.file("m.h5"), {}); }) ==
         "The filename must end in `.weights.h5`. Received: filepath=" + dir.file("m.h5"));
   if (!eagle::io::keras_weights_supported()) {

@@ -12,27 +12,18 @@
 
 #include "eagle/errors.hpp"
 #include "io/zip_archive.hpp"
+#include "temp_files.hpp"
 
 namespace {
+
+using eagle_test::error_text;
+using eagle_test::TempDir;
 
 namespace fs = std::filesystem;
 using eagle::io::ZipReader;
 using eagle::io::ZipWriter;
 
 const std::string kDeflated = std::string(EAGLE_FIXTURE_DIR) + "/deflated.zip";
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "eagle_zip_test_XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -41,16 +32,6 @@ std::string slurp(const std::string& path) {
 
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-template <class Fn>
-std::string error_text(Fn&& fn) {
-  try {
-    fn();
-  } catch (const eagle::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
 }
 
 std::string repeated(const std::string& s, int n) {
@@ -81,7 +62,7 @@ TEST_CASE("zip reader: the entries Python's zipfile deflated and stored") {
 }
 
 TEST_CASE("zip writer: stored and deflated entries read back") {
-  TempDir dir;
+  TempDir dir("eagle_zip_test");
   const std::string path = dir.file("out.zip");
   ZipWriter zip(path);
   const std::string text = repeated("abcdefgh", 1000);
@@ -110,7 +91,7 @@ TEST_CASE("zip writer: stored and deflated entries read back") {
 }
 
 TEST_CASE("zip errors: missing, not a zip, truncated, damaged") {
-  TempDir dir;
+  TempDir dir("eagle_zip_test");
   const std::string missing = dir.file("missing.zip");
   CHECK_THROWS_AS(ZipReader(missing), eagle::NotFoundError);
   CHECK(error_text([&] { ZipReader{missing}; }) == missing + "; No such file or directory");
