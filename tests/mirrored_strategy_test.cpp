@@ -19,6 +19,7 @@
 
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
+#include "equivalence_mlp.hpp"
 #include "fresh_runtime.hpp"
 #include "mirrored_components.hpp"
 
@@ -80,59 +81,13 @@ std::vector<float> values(const Tensor& t) { return t.to_vector<float>(); }
 using eagle_test::components_identical;
 using eagle_test::same_bits;
 
-std::vector<float> random_values(std::size_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> out(n);
-  for (float& x : out) x = dist(rng);
-  return out;
-}
-
-// A two-layer MLP (matmul + bias + relu, then matmul + bias) with softmax cross entropy.
-constexpr std::int64_t kInputs = 8;
-constexpr std::int64_t kHidden = 16;
-constexpr std::int64_t kClasses = 4;
-
-struct Mlp {
-  Variable w1, b1, w2, b2;
-  std::vector<Variable> variables() const { return {w1, b1, w2, b2}; }
-};
-
-Mlp make_mlp() {
-  std::mt19937 rng(7);
-  return Mlp{
-      Variable(eagle::constant(random_values(kInputs * kHidden, rng, 0.5f), {kInputs, kHidden}),
-               {"dense/kernel"}),
-      Variable(eagle::constant(random_values(kHidden, rng, 0.1f), {kHidden}), {"dense/bias"}),
-      Variable(eagle::constant(random_values(kHidden * kClasses, rng, 0.5f), {kHidden, kClasses}),
-               {"dense_1/kernel"}),
-      Variable(eagle::constant(random_values(kClasses, rng, 0.1f), {kClasses}), {"dense_1/bias"})};
-}
-
-Tensor per_example_loss(const Mlp& m, const Tensor& x, const Tensor& labels) {
-  const Tensor hidden = eagle::relu(eagle::matmul(x, m.w1) + m.b1);
-  const Tensor logits = eagle::matmul(hidden, m.w2) + m.b2;
-  return eagle::nn::softmax_cross_entropy_with_logits(labels, logits);
-}
-
-struct Batch {
-  Tensor x;
-  Tensor labels;
-};
-
-std::vector<Batch> make_batches(int steps, std::int64_t batch) {
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
-  std::vector<Batch> out;
-  for (int s = 0; s < steps; ++s) {
-    const Tensor x = eagle::constant(
-        random_values(static_cast<std::size_t>(batch * kInputs), rng, 1.0f), {batch, kInputs});
-    std::vector<float> onehot(static_cast<std::size_t>(batch * kClasses), 0.0f);
-    for (std::int64_t i = 0; i < batch; ++i)
-      onehot[static_cast<std::size_t>(i * kClasses + cls(rng))] = 1;
-    out.push_back({x, eagle::constant(onehot, {batch, kClasses})});
-  }
-  return out;
-}
+using eagle_test::Batch;
+using eagle_test::kClasses;
+using eagle_test::kInputs;
+using eagle_test::make_batches;
+using eagle_test::make_mlp;
+using eagle_test::Mlp;
+using eagle_test::per_example_loss;
 
 enum class Opt { kSgd, kAdam };
 

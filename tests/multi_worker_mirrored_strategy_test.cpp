@@ -25,6 +25,7 @@
 
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
+#include "equivalence_mlp.hpp"
 #include "keras_test_support.hpp"
 #include "mirrored_components.hpp"
 
@@ -80,74 +81,20 @@ void check_same_on_every_worker(const std::vector<std::vector<float>>& bits) {
   }
 }
 
-double relative_difference(const std::vector<float>& got, const std::vector<float>& want) {
-  REQUIRE(got.size() == want.size());
-  double scale = 0;
-  double diff = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    scale = std::max(scale, std::abs(static_cast<double>(want[i])));
-    diff = std::max(diff, std::abs(static_cast<double>(got[i]) - want[i]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
+using eagle_test::Batch;
+using eagle_test::kClasses;
+using eagle_test::kInputs;
+using eagle_test::make_mlp;
+using eagle_test::Mlp;
+using eagle_test::per_example_loss;
+using eagle_test::random_values;
+using eagle_test::relative_difference;
 
-std::vector<float> random_values(std::size_t n, std::mt19937& rng, float scale) {
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> out(n);
-  for (float& x : out) x = dist(rng);
-  return out;
-}
-
-// A two-layer MLP with softmax cross entropy, as mirrored_strategy_test's.
-constexpr std::int64_t kInputs = 8;
-constexpr std::int64_t kHidden = 16;
-constexpr std::int64_t kClasses = 4;
 constexpr int kSteps = 20;
 constexpr std::int64_t kGlobalBatch = 18;  // uneven over 4 replicas (5, 5, 5, 3), 3: 6 each
 
-struct Mlp {
-  Variable w1, b1, w2, b2;
-  std::vector<Variable> variables() const { return {w1, b1, w2, b2}; }
-};
-
-Mlp make_mlp(unsigned seed) {
-  std::mt19937 rng(seed);
-  return Mlp{
-      Variable(eagle::constant(random_values(kInputs * kHidden, rng, 0.5f), {kInputs, kHidden}),
-               {"dense/kernel"}),
-      Variable(eagle::constant(random_values(kHidden, rng, 0.1f), {kHidden}), {"dense/bias"}),
-      Variable(eagle::constant(random_values(kHidden * kClasses, rng, 0.5f), {kHidden, kClasses}),
-               {"dense_1/kernel"}),
-      Variable(eagle::constant(random_values(kClasses, rng, 0.1f), {kClasses}), {"dense_1/bias"})};
-}
-
-Tensor per_example_loss(const Mlp& m, const Tensor& x, const Tensor& labels) {
-  const Tensor hidden = eagle::relu(eagle::matmul(x, m.w1) + m.b1);
-  const Tensor logits = eagle::matmul(hidden, m.w2) + m.b2;
-  return eagle::nn::softmax_cross_entropy_with_logits(labels, logits);
-}
-
-struct Batch {
-  Tensor x;
-  Tensor labels;
-};
-
 // The same batches on every worker (one seed).
-std::vector<Batch> make_batches() {
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
-  std::vector<Batch> out;
-  for (int s = 0; s < kSteps; ++s) {
-    const Tensor x =
-        eagle::constant(random_values(static_cast<std::size_t>(kGlobalBatch * kInputs), rng, 1.0f),
-                        {kGlobalBatch, kInputs});
-    std::vector<float> onehot(static_cast<std::size_t>(kGlobalBatch * kClasses), 0.0f);
-    for (std::int64_t i = 0; i < kGlobalBatch; ++i)
-      onehot[static_cast<std::size_t>(i * kClasses + cls(rng))] = 1;
-    out.push_back({x, eagle::constant(onehot, {kGlobalBatch, kClasses})});
-  }
-  return out;
-}
+std::vector<Batch> make_batches() { return eagle_test::make_batches(kSteps, kGlobalBatch); }
 
 std::unique_ptr<eagle::optimizers::Optimizer> make_adam() {
   return std::make_unique<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
