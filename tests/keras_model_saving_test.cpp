@@ -282,6 +282,28 @@ TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
   CHECK(predict(*back, x) == predict(*model, x));
 }
 
+TEST_CASE("SyncBatchNormalization saves as Keras 3's BatchNormalization with synchronized") {
+  if (!eagle::io::keras_weights_supported()) return;
+  TempDir dir("eagle_keras_file_test");
+  keras::Sequential model;
+  layers::DenseOptions dense;
+  dense.input_shape = keras::TensorShape{2};
+  model.add(layers::Dense(3, "linear", dense));
+  model.add(layers::SyncBatchNormalization());
+  const std::string path = dir.file("sync.keras");
+  model.save(path);
+  const eagle::io::Json config =
+      eagle::io::Json::parse(eagle::io::ZipReader(path).read("config.json"));
+  const eagle::io::Json& bn = config.find("config")->find("layers")->as_array().back();
+  CHECK(bn.find("class_name")->as_string() == "BatchNormalization");
+  CHECK(bn.find("config")->find("synchronized")->as_bool());
+  const auto back = keras::models::load_model(path);
+  const auto* loaded = dynamic_cast<const layers::BatchNormalization*>(back->layers().back().get());
+  REQUIRE(loaded != nullptr);
+  CHECK(loaded->synchronized());
+  CHECK(loaded->class_name() == "BatchNormalization");
+}
+
 TEST_CASE("load_model and save errors are typed and name what is wrong") {
   TempDir dir("eagle_keras_file_test");
   if (!eagle::io::keras_weights_supported()) {

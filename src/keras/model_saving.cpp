@@ -231,6 +231,7 @@ Json layer_config(const Layer& layer) {
         .set("epsilon", o.epsilon)
         .set("center", o.center)
         .set("scale", o.scale)
+        .set("synchronized", o.synchronized)
         .set("beta_initializer", initializer("Zeros"))
         .set("gamma_initializer", initializer("Ones"))
         .set("moving_mean_initializer", initializer("Zeros"))
@@ -261,7 +262,7 @@ Json model_config(const Sequential& model) {
     layer_list.push_back(
         Json::object()
             .set("module", "keras.layers")
-            .set("class_name", layer->class_name())
+            .set("class_name", layer->keras3_class_name())
             .set("config", layer_config(*layer))
             .set("registered_name", nullptr)
             .set("build_config", Json::object().set("input_shape", shape_json(shape))));
@@ -490,7 +491,7 @@ std::shared_ptr<Layer> make_layer(const LayerConfig& c, const std::string& class
     layer = std::make_shared<layers::Activation>(c.activation("activation"),
                                                  layers::LayerOptions{c.name(), std::nullopt});
   } else if (class_name == "BatchNormalization") {
-    for (const char* key : {"renorm", "synchronized"}) c.require_value(key, Json(false));
+    c.require_value("renorm", Json(false));
     const Json* axis = c.find("axis");
     std::int64_t a = -1;
     if (axis != nullptr && axis->is_array() && axis->as_array().size() == 1) {
@@ -510,6 +511,7 @@ std::shared_ptr<Layer> make_layer(const LayerConfig& c, const std::string& class
     o.epsilon = c.number("epsilon", 0.001);
     o.center = c.boolean("center", true);
     o.scale = c.boolean("scale", true);
+    o.synchronized = c.boolean("synchronized", false);
     layer = std::make_shared<layers::BatchNormalization>(o);
   }
   layer->set_trainable(c.boolean("trainable", true));

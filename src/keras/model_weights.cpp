@@ -28,7 +28,7 @@ std::vector<std::string> layer_paths(const std::vector<std::shared_ptr<Layer>>& 
   std::map<std::string, int> used;
   std::vector<std::string> paths;
   for (const auto& layer : layers) {
-    const std::string base = backend::to_snake_case(layer->class_name());
+    const std::string base = backend::to_snake_case(layer->keras3_class_name());
     const auto [it, first] = used.try_emplace(base, 0);
     if (!first) ++it->second;
     paths.push_back("layers/" + (first ? base : fmt::format("{}_{}", base, it->second)));

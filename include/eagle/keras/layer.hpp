@@ -53,6 +53,9 @@ class Layer {
   virtual TensorShape compute_output_shape(const TensorShape& input_shape) const;
   // Keras's class name: "Dense", "Flatten", ...
   virtual std::string class_name() const = 0;
+  // The class Keras 3 knows the layer as, in its files (.keras configs, .weights.h5 group names):
+  // class_name() but for Keras 2 classes Keras 3 folded into another.
+  virtual std::string keras3_class_name() const { return class_name(); }
 
   const std::string& name() const { return name_; }
   bool built() const { return built_; }

@@ -73,6 +73,8 @@ class SyncBatchNormalization : public BatchNormalization {
  public:
   explicit SyncBatchNormalization(BatchNormalizationOptions options = {});
   std::string class_name() const override { return "SyncBatchNormalization"; }
+  // Keras 3 has BatchNormalization(synchronized=True) instead.
+  std::string keras3_class_name() const override { return "BatchNormalization"; }
 };
 
 }  // namespace eagle::keras::layers
