@@ -282,6 +282,10 @@ TEST_CASE("bad padding, dtypes and backprop shapes get TensorFlow's errors") {
       Catch::Message("Value for attr 'T' of int64 is not in the list of allowed values: bfloat16, "
                      "half, float, double [Op:Conv2D]"));
   // Grouped: the backprops check the groups as Conv2D does (Note [Grouped convolution]).
+  CHECK_THROWS_MATCHES(eagle::nn::conv2d(eagle::zeros({1, 5, 5, 0}, DType::kFloat32), f),
+                       eagle::UnimplementedError,
+                       Catch::Message("An input of depth 0 with a filter of depth 2 (zero groups) "
+                                      "is not supported [Op:Conv2D]"));
   CHECK_THROWS_MATCHES(
       eagle::nn::conv2d_backprop_input({1, 5, 5, 4}, eagle::zeros({3, 3, 2, 5}, DType::kFloat32),
                                        eagle::zeros({1, 3, 3, 5}, DType::kFloat32)),

@@ -97,6 +97,14 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
   // (HWIO's output channels [g * O/G, (g+1) * O/G)) see input channels [g * C/G, (g+1) * C/G)
   // only. Every kernel and provider takes Conv2DAttrs::groups (the reference loops over the
   // groups, oneDNN and cuDNN take a group count); keras::Conv2D(groups) makes such filters.
+  if (in_depth == 0) {
+    // Zero groups: TensorFlow's forward gives zeros and its backprops refuse it; eagle refuses
+    // all three rather than carry a convolution without groups.
+    throw UnimplementedError(
+        fmt::format("{}An input of depth 0 with a filter of depth {} (zero "
+                    "groups) is not supported [Op:{}]",
+                    label, patch_depth, runtime::op_name(op)));
+  }
   const std::int64_t groups = in_depth / patch_depth;
   const std::int64_t out_depth = filter[3];
   if (out_depth % groups != 0) {
