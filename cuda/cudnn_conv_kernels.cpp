@@ -6,6 +6,10 @@
 // - Activations are NHWC tensors for cuDNN as they are for eagle. cuDNN has no HWIO filter
 //   format, so a filter is transposed to OHWI (cuDNN's NHWC filter) on the device first, and a
 //   filter gradient back (filters are small beside the activations).
+// - A grouped convolution (Note [Grouped convolution]) is one cuDNN call with the group count on
+//   the convolution descriptor (cudnnSetConvolutionGroupCount): the filter descriptor has
+//   in_channels / groups input channels, and OHWI's O runs over the groups' filters in order, as
+//   HWIO's does.
 // - cuDNN pads symmetrically; TensorFlow's SAME may pad one more row or column after. Then the
 //   input gets that extra row/column of zeros (a copy with cudaMemcpy3DAsync) and the padding
 //   before is used on both sides, as TensorFlow does; the input gradient is computed for the
@@ -111,8 +115,8 @@ struct FilterDesc {
     EAGLE_CUDNN_CHECK(api.create_filter(&d));
     EAGLE_CUDNN_CHECK(
         api.set_filter_4d(d, type, CUDNN_TENSOR_NHWC, static_cast<int>(g.out_channels),
-                          static_cast<int>(g.in_channels), static_cast<int>(g.filter_height),
-                          static_cast<int>(g.filter_width)));
+                          static_cast<int>(g.group_in_channels()),
+                          static_cast<int>(g.filter_height), static_cast<int>(g.filter_width)));
   }
   ~FilterDesc() { api.destroy_filter(d); }
 };
@@ -132,6 +136,7 @@ struct ConvDesc {
     if (type == CUDNN_DATA_FLOAT && !tf32) math = CUDNN_FMA_MATH;
     if (type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16) math = CUDNN_TENSOR_OP_MATH;
     EAGLE_CUDNN_CHECK(api.set_math_type(d, math));
+    EAGLE_CUDNN_CHECK(api.set_group_count(d, static_cast<int>(g.groups)));
   }
   ~ConvDesc() { api.destroy_convolution(d); }
 };
@@ -182,26 +187,11 @@ std::shared_ptr<runtime::TensorImpl> scratch(const LaunchScope& scope, std::size
 
 std::array<int64_t, 20> conv_key(int kind, cudnnDataType_t type, bool tf32,
                                  const ops::Conv2DAttrs& g) {
-  return {kind,
-          type,
-          tf32,
-          g.batch,
-          g.in_height,
-          g.in_width,
-          g.in_channels,
-          g.filter_height,
-          g.filter_width,
-          g.out_channels,
-          g.out_height,
-          g.out_width,
-          g.stride_h,
-          g.stride_w,
-          g.dilation_h,
-          g.dilation_w,
-          g.pad_top,
-          g.pad_left,
-          0,
-          0};
+  return {kind,           type,           tf32,          g.batch,
+          g.in_height,    g.in_width,     g.in_channels, g.filter_height,
+          g.filter_width, g.out_channels, g.out_height,  g.out_width,
+          g.stride_h,     g.stride_w,     g.dilation_h,  g.dilation_w,
+          g.pad_top,      g.pad_left,     g.groups,      0};
 }
 
 // The workspace an algorithm may take: 1/8 of the device's memory limit, at most 1 GiB.
@@ -290,10 +280,10 @@ void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKin
 std::shared_ptr<runtime::TensorImpl> to_ohwi(const LaunchScope& scope, const void* hwio,
                                              const ops::Conv2DAttrs& a, std::size_t element) {
   auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
-                                                     a.in_channels * a.out_channels) *
+                                                     a.group_in_channels() * a.out_channels) *
                                 element);
   launch_transpose(scope, hwio,
-                   Shape{a.filter_height, a.filter_width, a.in_channels, a.out_channels},
+                   Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels},
                    {3, 0, 1, 2}, element, out->data());
   return out;
 }
@@ -384,7 +374,7 @@ struct Conv2DBackpropFilterKernel {  // inputs: input, out_backprop
     run_convolution<T>(ctx, scope, kBackwardFilter, s.g, x, nullptr, ctx.input(1).data(),
                        ohwi->data());
     launch_transpose(scope, ohwi->data(),
-                     Shape{a.out_channels, a.filter_height, a.filter_width, a.in_channels},
+                     Shape{a.out_channels, a.filter_height, a.filter_width, a.group_in_channels()},
                      {1, 2, 3, 0}, sizeof(T), out->data());
   }
 };

@@ -51,6 +51,7 @@ CudnnLibrary load() {
   EAGLE_RESOLVE(create_convolution, cudnnCreateConvolutionDescriptor);
   EAGLE_RESOLVE(set_convolution_2d, cudnnSetConvolution2dDescriptor);
   EAGLE_RESOLVE(set_math_type, cudnnSetConvolutionMathType);
+  EAGLE_RESOLVE(set_group_count, cudnnSetConvolutionGroupCount);
   EAGLE_RESOLVE(destroy_convolution, cudnnDestroyConvolutionDescriptor);
   EAGLE_RESOLVE(forward_algorithms, cudnnGetConvolutionForwardAlgorithm_v7);
   EAGLE_RESOLVE(forward, cudnnConvolutionForward);

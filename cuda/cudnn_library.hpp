@@ -27,6 +27,7 @@ struct CudnnLibrary {
   decltype(&::cudnnCreateConvolutionDescriptor) create_convolution;
   decltype(&::cudnnSetConvolution2dDescriptor) set_convolution_2d;
   decltype(&::cudnnSetConvolutionMathType) set_math_type;
+  decltype(&::cudnnSetConvolutionGroupCount) set_group_count;
   decltype(&::cudnnDestroyConvolutionDescriptor) destroy_convolution;
   decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) forward_algorithms;
   decltype(&::cudnnConvolutionForward) forward;

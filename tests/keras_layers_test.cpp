@@ -341,6 +341,69 @@ TEST_CASE("keras: Conv2D and the pooling layers, Keras's shapes, names, paramete
                                       "dimension."));
 }
 
+// Keras's values (tests/tools/gen_keras_conv_groups.py prints them, computed by Keras 3 on
+// TensorFlow): every input, kernel and output value is a multiple of 1/32, exact in float32.
+TEST_CASE("keras: Conv2D with groups=2 gives Keras's kernel shape, parameter count and values") {
+  keras::backend::clear_session();
+  auto values = [](std::int64_t n, int mul, int mod, float scale) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      v[static_cast<std::size_t>(i)] = static_cast<float>((i * mul) % mod - mod / 2) / scale;
+    }
+    return v;
+  };
+  const Tensor x = eagle::constant(values(48, 7, 11, 4), eagle::Shape{1, 3, 4, 4});
+  const Tensor kernel = eagle::constant(values(32, 5, 9, 8), eagle::Shape{2, 2, 2, 4});
+  const Tensor bias = eagle::constant({0.5f, -0.25f, 0.125f, -1.f});
+  const std::vector<float> want = {
+      -0.0625,  0.5625,   0.65625, -0.75,    1.4375,  -0.96875, -0.4375, -0.40625,
+      -0.15625, 0.59375,  0.875,   -2.125,   0.875,   -0.375,   -0.0625, -0.40625,
+      0.78125,  -0.0625,  0.40625, -1.09375, 0.90625, 0.125,    0.34375, -1.09375,
+      1.03125,  -1.40625, 0.28125, -1.09375, -0.8125, 0.0,      0.34375, -0.46875,
+      1.0,      -1.4375,  0.28125, -0.96875, -0.4375, 0.25,     0.28125, -0.9375,
+      0.875,    -0.125,   0.28125, -0.90625, 1.0,     -0.21875, 0.15625, -0.5};
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    layers::Conv2DOptions options;
+    options.groups = 2;
+    options.padding = "same";
+    layers::Conv2D layer(4, 2, {}, options);
+    (void)layer(x);
+    CHECK(layer.kernel().shape() == eagle::Shape{2, 2, 2, 4});  // (kh, kw, in / groups, filters)
+    CHECK(layer.count_params() == 36);
+    layer.set_weights({kernel, bias});
+    CHECK(layer(x).to_vector<float>() == want);
+  }
+  // Keras's summary count for a built Sequential: 3 * 3 * (4 / 2) * 6 + 6.
+  layers::Conv2DOptions grouped;
+  grouped.groups = 2;
+  grouped.input_shape = keras::TensorShape{3, 4, 4};
+  keras::Sequential model;
+  model.add(layers::Conv2D(6, 3, {}, grouped));
+  CHECK(model.count_params() == 114);
+}
+
+TEST_CASE("keras: Conv2D refuses groups that do not divide, Keras's texts") {
+  keras::backend::clear_session();
+  layers::Conv2DOptions two;
+  two.groups = 2;
+  CHECK_THROWS_MATCHES(layers::Conv2D(5, 3, {}, two), eagle::InvalidArgumentError,
+                       Catch::Message("The number of filters must be evenly divisible by the "
+                                      "number of groups. Received: groups=2, filters=5."));
+  layers::Conv2DOptions zero;
+  zero.groups = 0;
+  CHECK_THROWS_MATCHES(
+      layers::Conv2D(4, 3, {}, zero), eagle::InvalidArgumentError,
+      Catch::Message("The number of groups must be a positive integer. Received: groups=0."));
+  two.input_shape = keras::TensorShape{5, 5, 3};
+  keras::Sequential model;
+  CHECK_THROWS_MATCHES(model.add(layers::Conv2D(4, 3, {}, two)), eagle::InvalidArgumentError,
+                       Catch::Message("The number of input channels must be evenly divisible by "
+                                      "the number of groups. Received groups=2, but the input has "
+                                      "3 channels (full input shape is (None, 5, 5, 3))."));
+}
+
 TEST_CASE(
     "keras: BatchNormalization normalizes by the batch while training, moves its statistics") {
   keras::backend::clear_session();

@@ -144,9 +144,10 @@ std::string code_spelling(const std::string& error_class) {
 TEST_CASE("the nn fixture was written by TensorFlow and covers the issue's cases") {
   CHECK(fixture()["generator"].str() == "tests/tools/gen_nn_fixture.py");
   CHECK(fixture()["tensorflow"].str() == "2.21.0");
-  CHECK(fixture()["conv2d"].array().size() >= 14u);
+  CHECK(fixture()["conv2d"].array().size() >= 20u);  // 6 of them grouped
   CHECK(fixture()["pool2d"].array().size() >= 9u);
-  CHECK(fixture()["errors"].array().size() >= 20u);
+  CHECK(fixture()["int_max_pool2d"].array().size() >= 5u);
+  CHECK(fixture()["errors"].array().size() >= 22u);
 }
 
 TEST_CASE("the convolution provider is the one asked for") {
@@ -280,8 +281,29 @@ TEST_CASE("bad padding, dtypes and backprop shapes get TensorFlow's errors") {
       eagle::InvalidArgumentError,
       Catch::Message("Value for attr 'T' of int64 is not in the list of allowed values: bfloat16, "
                      "half, float, double [Op:Conv2D]"));
-  CHECK_THROWS_AS(eagle::nn::conv2d(eagle::zeros({1, 5, 5, 4}, DType::kFloat32), f),
-                  eagle::UnimplementedError);  // grouped: TensorFlow has them, eagle not yet
+  // Grouped: the backprops check the groups as Conv2D does (Note [Grouped convolution]).
+  CHECK_THROWS_MATCHES(eagle::nn::conv2d(eagle::zeros({1, 5, 5, 0}, DType::kFloat32), f),
+                       eagle::UnimplementedError,
+                       Catch::Message("An input of depth 0 with a filter of depth 2 (zero groups) "
+                                      "is not supported [Op:Conv2D]"));
+  CHECK_THROWS_MATCHES(
+      eagle::nn::conv2d_backprop_input({1, 5, 5, 4}, eagle::zeros({3, 3, 2, 5}, DType::kFloat32),
+                                       eagle::zeros({1, 3, 3, 5}, DType::kFloat32)),
+      eagle::InvalidArgumentError,
+      Catch::Message("output depth must be evenly divisible by number of groups: 5 vs 2 "
+                     "[Op:Conv2DBackpropInput]"));
+  CHECK_THROWS_MATCHES(
+      eagle::nn::conv2d_backprop_filter(eagle::zeros({1, 5, 5, 6}, DType::kFloat32), {3, 3, 2, 4},
+                                        eagle::zeros({1, 3, 3, 4}, DType::kFloat32)),
+      eagle::InvalidArgumentError,
+      Catch::Message("output depth must be evenly divisible by number of groups: 4 vs 3 "
+                     "[Op:Conv2DBackpropFilter]"));
+  CHECK_THROWS_MATCHES(
+      eagle::nn::conv2d_backprop_filter(eagle::zeros({1, 5, 5, 6}, DType::kFloat32), {3, 3, 4, 4},
+                                        eagle::zeros({1, 3, 3, 4}, DType::kFloat32)),
+      eagle::InvalidArgumentError,
+      Catch::Message("Conv2DCustomBackpropFilter: input depth must be evenly divisible by filter "
+                     "depth: 6 vs 4 [Op:Conv2DBackpropFilter]"));
   CHECK_THROWS_MATCHES(
       eagle::nn::conv2d_backprop_input({1, 5, 5, 2}, f,
                                        eagle::zeros({1, 3, 3, 5}, DType::kFloat32)),
@@ -321,6 +343,174 @@ TEST_CASE("empty batches and channels give empty or zero results") {
             .shape() == Shape{1, 3, 3, 0});
   CHECK(eagle::nn::max_pool2d(eagle::zeros({1, 5, 5, 0}, DType::kFloat32)).shape() ==
         Shape{1, 2, 2, 0});
+}
+
+namespace {
+
+// Note [Grouped convolution]: a grouped Conv2D is the concatenation of each group's Conv2D of its
+// input channels with its filters; its backprops likewise, group by group.
+void check_grouped_against_composition(DType dtype) {
+  struct Case {
+    Shape x, f;
+    eagle::nn::Conv2DOptions options;
+  };
+  const std::vector<Case> cases = {
+      {{2, 6, 5, 6}, {3, 3, 3, 4}, {{1, 1}, "SAME"}},
+      {{1, 9, 8, 6}, {3, 2, 2, 6}, {{2, 2}, "VALID"}},
+      {{2, 4, 4, 4}, {1, 1, 1, 8}, {{1, 1}, "VALID"}},
+      {{1, 7, 6, 4}, {4, 4, 2, 6}, {{1, 1}, "SAME"}},
+      {{1, 8, 9, 4}, {3, 3, 2, 4}, {{1, 1}, "SAME", {2, 2}}},
+      {{3, 5, 7, 8}, {2, 3, 2, 12}, {{2, 1}, "SAME"}},
+  };
+  for (const Case& c : cases) {
+    const std::int64_t groups = c.x[3] / c.f[2];
+    INFO("x " << c.x.to_string() << " filter " << c.f.to_string() << ": " << groups << " groups");
+    const Tensor x = pattern(c.x, 1, dtype), f = pattern(c.f, 2, dtype);
+    const Tensor y = eagle::nn::conv2d(x, f, c.options);
+    const Tensor dy = pattern(y.shape(), 3, dtype);
+    const auto xs = eagle::split(x, static_cast<int>(groups), 3);
+    const auto fs = eagle::split(f, static_cast<int>(groups), 3);
+    const auto dys = eagle::split(dy, static_cast<int>(groups), 3);
+    std::vector<Tensor> ys, dxs, dfs;
+    for (std::int64_t g = 0; g < groups; ++g) {
+      ys.push_back(eagle::nn::conv2d(xs[g], fs[g], c.options));
+      dxs.push_back(eagle::nn::conv2d_backprop_input(xs[g].shape(), fs[g], dys[g], c.options));
+      dfs.push_back(eagle::nn::conv2d_backprop_filter(xs[g], fs[g].shape(), dys[g], c.options));
+    }
+    auto check = [&](const Tensor& got, const Tensor& want, const char* what) {
+      INFO(what << " on " << got.device() << " as " << eagle::dtype_name(got.dtype()));
+      REQUIRE(got.shape() == want.shape());
+      const auto g = eagle::cast(got, DType::kFloat64).to_vector<double>();
+      const auto w = eagle::cast(want, DType::kFloat64).to_vector<double>();
+      const double tol = dtype == DType::kFloat64 ? 1e-12 : 1e-5;
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        if (std::fabs(g[i] - w[i]) > tol * (1 + std::fabs(w[i]))) {
+          FAIL("element " << i << ": " << g[i] << " vs the composition's " << w[i]);
+        }
+      }
+    };
+    check(y, eagle::concat(ys, 3), "Conv2D");
+    check(eagle::nn::conv2d_backprop_input(c.x, f, dy, c.options), eagle::concat(dxs, 3),
+          "Conv2DBackpropInput");
+    check(eagle::nn::conv2d_backprop_filter(x, c.f, dy, c.options), eagle::concat(dfs, 3),
+          "Conv2DBackpropFilter");
+    eagle::GradientTape tape;
+    tape.watch(std::vector<eagle::GradientSource>{x, f});
+    const auto grads =
+        tape.gradient(eagle::reduce_sum(eagle::nn::conv2d(x, f, c.options) * dy), {x, f});
+    check(*grads[0], eagle::concat(dxs, 3), "the tape's gradient of the input");
+    check(*grads[1], eagle::concat(dfs, 3), "the tape's gradient of the filter");
+  }
+}
+
+template <class T>
+Tensor int_tensor(const Json& values, const Shape& shape) {
+  std::vector<T> v;
+  for (const Json& e : values.array()) v.push_back(static_cast<T>(e.integer()));
+  return eagle::constant(v, shape);
+}
+
+template <class T>
+void check_int_max_pool(const Json& c) {
+  const eagle::nn::Pool2DOptions options{pair_of(c["ksize"]), pair_of(c["strides"]),
+                                         c["padding"].str()};
+  const Tensor y = eagle::nn::max_pool2d(int_tensor<T>(c["x"], shape_of(c["x_shape"])), options);
+  CHECK(y.dtype() == eagle::dtype_of_v<T>);
+  REQUIRE(y.shape() == shape_of(c["y_shape"]));
+  std::vector<T> want;
+  for (const Json& e : c["y"].array()) want.push_back(static_cast<T>(e.integer()));
+  CHECK(y.to_vector<T>() == want);
+}
+
+void run_int_max_pool_cases() {
+  for (const Json& c : fixture()["int_max_pool2d"].array()) {
+    INFO(c["name"].str());
+    if (c["dtype"].str() == "int32") {
+      check_int_max_pool<std::int32_t>(c);
+    } else {
+      check_int_max_pool<std::int64_t>(c);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grouped conv2d and its backprops equal the per-group composition on the CPU") {
+  auto scope = eagle::device("/CPU:0");
+  SECTION("float64") { check_grouped_against_composition(DType::kFloat64); }
+  SECTION("float32") { check_grouped_against_composition(DType::kFloat32); }
+}
+
+TEST_CASE("grouped conv2d and its backprops equal the per-group composition on a simulated GPU") {
+  REQUIRE_FALSE(eagle::config::list_logical_devices("GPU").empty());
+  auto scope = eagle::device("/GPU:0");
+  SECTION("float64") { check_grouped_against_composition(DType::kFloat64); }
+  SECTION("float32") { check_grouped_against_composition(DType::kFloat32); }
+}
+
+TEST_CASE("grouped half-precision convolutions round the float32 result") {
+  const Tensor x = pattern(Shape{1, 6, 5, 4}, 1, DType::kFloat32);
+  const Tensor f = pattern(Shape{3, 2, 2, 6}, 2, DType::kFloat32);
+  for (const DType dtype : {DType::kFloat16, DType::kBFloat16}) {
+    const Tensor want = eagle::cast(
+        eagle::nn::conv2d(eagle::cast(eagle::cast(x, dtype), DType::kFloat32),
+                          eagle::cast(eagle::cast(f, dtype), DType::kFloat32), {{1, 1}, "SAME"}),
+        dtype);
+    const Tensor got =
+        eagle::nn::conv2d(eagle::cast(x, dtype), eagle::cast(f, dtype), {{1, 1}, "SAME"});
+    CHECK(eagle::cast(got, DType::kFloat32).to_vector<float>() ==
+          eagle::cast(want, DType::kFloat32).to_vector<float>());
+  }
+}
+
+TEST_CASE("integer max_pool2d gives TensorFlow's exact values on the CPU") {
+  auto scope = eagle::device("/CPU:0");
+  run_int_max_pool_cases();
+}
+
+TEST_CASE("integer max_pool2d asked for on a GPU runs on the CPU as in TensorFlow") {
+  // TensorFlow's GPU MaxPool is floating only: soft placement takes int32/int64 to the CPU.
+  REQUIRE_FALSE(eagle::config::list_logical_devices("GPU").empty());
+  std::vector<std::string> lines;
+  eagle::debugging::set_log_device_placement(true);
+  eagle::debugging::set_log_sink(
+      [&](eagle::debugging::LogLevel, std::string_view line) { lines.emplace_back(line); });
+  {
+    auto scope = eagle::device("/GPU:0");
+    run_int_max_pool_cases();
+  }
+  eagle::debugging::set_log_sink(nullptr);
+  eagle::debugging::set_log_device_placement(false);
+  const std::string cpu =
+      "Executing op MaxPool in device /job:localhost/replica:0/task:0/device:CPU:0";
+  CHECK(std::count(lines.begin(), lines.end(), cpu) ==
+        static_cast<std::ptrdiff_t>(fixture()["int_max_pool2d"].array().size()));
+}
+
+TEST_CASE("integer max_pool2d by hand: negative values, SAME padding never wins") {
+  // 2x3 input, all negative; 2x2 SAME stride 1 windows at the last row and column see padding.
+  const Tensor x = eagle::constant(std::vector<std::int32_t>{-5, -3, -8, -7, -9, -2}, {1, 2, 3, 1});
+  const Tensor y = eagle::nn::max_pool2d(x, {{2, 2}, std::array<std::int64_t, 2>{1, 1}, "SAME"});
+  CHECK(y.to_vector<std::int32_t>() == std::vector<std::int32_t>{-3, -2, -2, -7, -2, -2});
+  const std::int64_t big = std::int64_t{1} << 40;
+  const Tensor x64 = eagle::constant(std::vector<std::int64_t>{-big - 1, -big}, {1, 1, 2, 1});
+  CHECK(eagle::nn::max_pool2d(x64, {{1, 2}, std::nullopt, "SAME"}).to_vector<std::int64_t>() ==
+        std::vector<std::int64_t>{-big});
+}
+
+TEST_CASE("integer max_pool2d has no gradient and AvgPool and MaxPoolGrad stay floating") {
+  const Tensor x = eagle::constant(std::vector<std::int32_t>{1, 4, 3, 2}, {1, 2, 2, 1});
+  eagle::GradientTape tape;
+  tape.watch(x);  // a warning, as TensorFlow's: integer tensors are not watched
+  const Tensor y = eagle::nn::max_pool2d(x);
+  const auto grads = tape.gradient(eagle::cast(y, DType::kFloat32), {x});
+  CHECK_FALSE(grads[0].has_value());
+  CHECK_THROWS_MATCHES(eagle::nn::avg_pool2d(x), eagle::InvalidArgumentError,
+                       Catch::Message("Value for attr 'T' of int32 is not in the list of allowed "
+                                      "values: bfloat16, half, float, double [Op:AvgPool]"));
+  CHECK_THROWS_MATCHES(eagle::nn::max_pool_grad(x, y, y), eagle::InvalidArgumentError,
+                       Catch::Message("Value for attr 'T' of int32 is not in the list of allowed "
+                                      "values: bfloat16, half, float, double [Op:MaxPoolGrad]"));
 }
 
 #if defined(EAGLE_WITH_ONEDNN)
@@ -424,6 +614,88 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
     eagle::cpu::onednn::avg_pool_grad(p, dp.data(), dg.data());
     CHECK(close(dg, rg));
   }
+}
+
+TEST_CASE("oneDNN agrees with the reference kernels on random grouped convolutions") {
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int> small(1, 3), groups_of(2, 4), size(1, 10), kernel(1, 3);
+  std::uniform_real_distribution<float> value(-1, 1);
+  auto random = [&](std::int64_t n) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& x : v) x = value(rng);
+    return v;
+  };
+  auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
+    double scale = 0;
+    for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
+    }
+    return true;
+  };
+  int run = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    // Trial 1 (SAME) has 37 images: batch blocks of 16 (Note [Batch blocks]).
+    const std::int64_t groups = groups_of(rng), n = trial == 1 ? 37 : small(rng);
+    const std::int64_t c = groups * small(rng), o = groups * small(rng);
+    const std::int64_t h = size(rng), w = size(rng), kh = kernel(rng), kw = kernel(rng);
+    const eagle::nn::Conv2DOptions options{{small(rng), small(rng)},
+                                           trial % 2 ? "SAME" : "VALID",
+                                           {trial % 3 ? 1 : 2, trial % 5 ? 1 : 2}};
+    const std::int64_t eh = (kh - 1) * options.dilations[0] + 1;
+    const std::int64_t ew = (kw - 1) * options.dilations[1] + 1;
+    if (options.padding == "VALID" && (eh > h || ew > w)) continue;
+    ++run;
+    INFO("trial " << trial << ": x [" << n << "," << h << "," << w << "," << c << "], filter ["
+                  << kh << "," << kw << "," << c / groups << "," << o << "], strides "
+                  << options.strides[0] << "x" << options.strides[1] << " " << options.padding
+                  << " dilations " << options.dilations[0] << "x" << options.dilations[1]);
+    const Tensor xt = eagle::constant(random(n * h * w * c), {n, h, w, c});
+    const Tensor ft = eagle::constant(random(kh * kw * (c / groups) * o), {kh, kw, c / groups, o});
+    const Tensor y = eagle::nn::conv2d(xt, ft, options);
+    const std::vector<float> x = xt.to_vector<float>(), f = ft.to_vector<float>();
+    const std::vector<float> dy = random(y.num_elements());
+    eagle::ops::Conv2DAttrs a{n,
+                              h,
+                              w,
+                              c,
+                              kh,
+                              kw,
+                              o,
+                              y.shape()[1],
+                              y.shape()[2],
+                              options.strides[0],
+                              options.strides[1],
+                              options.dilations[0],
+                              options.dilations[1],
+                              0,
+                              0,
+                              0,
+                              0,
+                              options.padding == "SAME",
+                              groups};
+    auto pads = [&](std::int64_t in, std::int64_t out, std::int64_t s, std::int64_t e) {
+      const std::int64_t total =
+          options.padding == "SAME" ? std::max<std::int64_t>(0, (out - 1) * s + e - in) : 0;
+      return std::pair<std::int64_t, std::int64_t>{total / 2, total - total / 2};
+    };
+    std::tie(a.pad_top, a.pad_bottom) = pads(h, a.out_height, a.stride_h, eh);
+    std::tie(a.pad_left, a.pad_right) = pads(w, a.out_width, a.stride_w, ew);
+    std::vector<float> ref(y.num_elements()), dnn(y.num_elements());
+    eagle::cpu::reference::conv2d(a, x.data(), f.data(), ref.data());
+    eagle::cpu::onednn::conv2d(a, x.data(), f.data(), dnn.data());
+    CHECK(close(dnn, ref));
+    CHECK(close(y.to_vector<float>(), ref));
+    std::vector<float> ref_dx(x.size()), dnn_dx(x.size());
+    eagle::cpu::reference::conv2d_backprop_input(a, f.data(), dy.data(), ref_dx.data());
+    eagle::cpu::onednn::conv2d_backprop_input(a, f.data(), dy.data(), dnn_dx.data());
+    CHECK(close(dnn_dx, ref_dx));
+    std::vector<float> ref_df(f.size()), dnn_df(f.size());
+    eagle::cpu::reference::conv2d_backprop_filter(a, x.data(), dy.data(), ref_df.data());
+    eagle::cpu::onednn::conv2d_backprop_filter(a, x.data(), dy.data(), dnn_df.data());
+    CHECK(close(dnn_df, ref_df));
+  }
+  CHECK(run >= 20);
 }
 
 TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {

@@ -18,8 +18,10 @@ Shape input_shape(const ops::Conv2DAttrs& a) {
   return Shape{a.batch, a.in_height, a.in_width, a.in_channels};
 }
 
+// A grouped convolution's filter has in_channels / groups input channels, and the backprops infer
+// the same groups from these shapes (Note [Grouped convolution]).
 Shape filter_shape(const ops::Conv2DAttrs& a) {
-  return Shape{a.filter_height, a.filter_width, a.in_channels, a.out_channels};
+  return Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels};
 }
 
 nn::Pool2DOptions pool_options(const ops::Pool2DAttrs& a) {

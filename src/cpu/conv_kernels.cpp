@@ -13,7 +13,8 @@
 // run every op on both; active_conv_provider() says which one serves. float16 and bfloat16
 // compute in float32 through the reference and round once (Note [Half precision on the CPU]).
 // A simulated GPU gets whichever kernel the CPU registered (Note [GPU kernel set]). float32 batch
-// norm follows the same choice (cpu/batch_norm_kernels.cpp, Note [Batch norm on oneDNN]).
+// norm follows the same choice (cpu/batch_norm_kernels.cpp, Note [Batch norm on oneDNN]). Integer
+// MaxPool (int32, int64) has only the reference.
 #include "cpu/conv_kernels.hpp"
 
 #include <fmt/format.h>
@@ -41,9 +42,11 @@ using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::OpId;
 
-// The element type the reference computes T in: T itself, or float for the 16-bit floats.
+// The element type the reference computes T in: float for the 16-bit floats, else T itself
+// (integer MaxPool compares int32/int64 exactly).
 template <class T>
-using Wide = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using Wide =
+    std::conditional_t<std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float, T>;
 
 // Input i as a Wide<T> array: the tensor's own bytes, or a widened copy held in `store`.
 template <class T>

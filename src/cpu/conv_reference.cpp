@@ -16,22 +16,30 @@ using std::int64_t;
 
 // The patch matrix of a convolution: row m = (n, oh, ow) holds the filter_height x filter_width x
 // in_channels input values under the filter at that output position (zeros in the padding), in
-// the filter's HWIO order, so patches x filter[K, out_channels] is the convolution.
+// the filter's HWIO order, so patches x filter[K, out_channels] is the convolution. For group g
+// of a grouped convolution (Note [Grouped convolution] in ops/conv_ops.cpp) a patch holds only
+// the group's in_channels / groups input channels.
 struct Patches {
   const ops::Conv2DAttrs& a;
+  int64_t channels;       // the input channels of one group: all of them without groups
+  int64_t first_channel;  // the group's first input channel
+  explicit Patches(const ops::Conv2DAttrs& attrs, int64_t group = 0)
+      : a(attrs),
+        channels(attrs.group_in_channels()),
+        first_channel(group * attrs.group_in_channels()) {}
   int64_t rows() const { return a.batch * a.out_height * a.out_width; }
-  int64_t width() const { return a.filter_height * a.filter_width * a.in_channels; }
-  // Patches that are the input itself: a 1x1 filter at stride 1.
+  int64_t width() const { return a.filter_height * a.filter_width * channels; }
+  // Patches that are the input itself: a 1x1 filter at stride 1, one group.
   bool identity() const {
     return a.filter_height == 1 && a.filter_width == 1 && a.stride_h == 1 && a.stride_w == 1 &&
-           a.pad_top == 0 && a.pad_left == 0;
+           a.pad_top == 0 && a.pad_left == 0 && a.groups == 1;
   }
   // Rows per block: the patch matrix of a batch of 128 56x56x64 images under a 3x3 filter is
   // 0.9 GB in float32, so it is built and used 4M values at a time.
   int64_t block_rows() const { return std::max<int64_t>(1, (int64_t{4} << 20) / width()); }
 
   // Visits the input elements under row m's filter: f(row offset, input offset or -1 for
-  // padding), each a run of in_channels values.
+  // padding), each a run of `channels` values.
   template <class F>
   void for_each_tap(int64_t m, F&& f) const {
     const int64_t ow = m % a.out_width;
@@ -43,15 +51,15 @@ struct Patches {
       for (int64_t kw = 0; kw < a.filter_width; ++kw) {
         const int64_t iw = ow * a.stride_w - a.pad_left + kw * a.dilation_w;
         const bool inside = ih >= 0 && ih < a.in_height && iw >= 0 && iw < a.in_width;
-        f((kh * a.filter_width + kw) * C,
-          inside ? ((n * a.in_height + ih) * a.in_width + iw) * C : int64_t{-1});
+        f((kh * a.filter_width + kw) * channels,
+          inside ? ((n * a.in_height + ih) * a.in_width + iw) * C + first_channel : int64_t{-1});
       }
     }
   }
 
   template <class T>
   void gather(const T* input, int64_t m0, int64_t m1, T* out) const {
-    const int64_t K = width(), C = a.in_channels;
+    const int64_t K = width(), C = channels;
     parallel_for(m1 - m0, K * static_cast<int64_t>(sizeof(T)) * 2, [&](int64_t b, int64_t e) {
       for (int64_t m = m0 + b; m < m0 + e; ++m) {
         T* row = out + (m - m0) * K;
@@ -70,7 +78,7 @@ struct Patches {
   // overlapping windows add to the same elements.
   template <class T>
   void scatter_add(const T* rows_in, int64_t m0, int64_t m1, T* input_grad) const {
-    const int64_t K = width(), C = a.in_channels;
+    const int64_t K = width(), C = channels;
     for (int64_t m = m0; m < m1; ++m) {
       const T* row = rows_in + (m - m0) * K;
       for_each_tap(m, [&](int64_t at, int64_t to) {
@@ -82,13 +90,104 @@ struct Patches {
   }
 };
 
+// Columns [first, first + count) of a [rows, ld] matrix, packed into a [rows, count] one.
+template <class T>
+void pack_columns(const T* from, int64_t rows, int64_t ld, int64_t first, int64_t count, T* to) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy(from + r * ld + first, from + r * ld + first + count, to + r * count);
+  }
+}
+
+// The reverse: a [rows, count] matrix into columns [first, first + count) of a [rows, ld] one.
+template <class T>
+void unpack_columns(const T* from, int64_t rows, int64_t count, T* to, int64_t ld, int64_t first) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy(from + r * count, from + (r + 1) * count, to + r * ld + first);
+  }
+}
+
+// A grouped convolution group by group: each group's patches (its input channels) times its
+// filters (HWIO's output columns [g * O/G, (g+1) * O/G), packed) into its output columns.
+template <class T>
+void grouped_conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
+  const int64_t O = a.out_channels, OG = a.group_out_channels();
+  const int64_t M = Patches(a).rows(), K = Patches(a).width();
+  const int64_t block = std::min(M, Patches(a).block_rows());
+  std::vector<T> patches(static_cast<std::size_t>(block * K));
+  std::vector<T> group_filter(static_cast<std::size_t>(K * OG));
+  std::vector<T> group_output(static_cast<std::size_t>(block * OG));
+  for (int64_t g = 0; g < a.groups; ++g) {
+    const Patches p(a, g);
+    pack_columns(filter, K, O, g * OG, OG, group_filter.data());
+    for (int64_t m0 = 0; m0 < M; m0 += block) {
+      const int64_t m1 = std::min(M, m0 + block);
+      p.gather(input, m0, m1, patches.data());
+      matmul<T>(patches.data(), Shape{m1 - m0, K}, group_filter.data(), Shape{K, OG}, false, false,
+                group_output.data(), Shape{m1 - m0, OG});
+      unpack_columns(group_output.data(), m1 - m0, OG, output + m0 * O, O, g * OG);
+    }
+  }
+}
+
+// input_backprop of a grouped convolution, group by group: its out_backprop columns times its
+// filters' transpose, added back into its input channels.
+template <class T>
+void grouped_conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter,
+                                   const T* out_backprop, T* input_backprop) {
+  const int64_t O = a.out_channels, OG = a.group_out_channels();
+  const int64_t M = Patches(a).rows(), K = Patches(a).width();
+  const int64_t block = std::min(M, Patches(a).block_rows());
+  std::vector<T> rows(static_cast<std::size_t>(block * K));
+  std::vector<T> group_filter(static_cast<std::size_t>(K * OG));
+  std::vector<T> group_backprop(static_cast<std::size_t>(block * OG));
+  for (int64_t g = 0; g < a.groups; ++g) {
+    const Patches p(a, g);
+    pack_columns(filter, K, O, g * OG, OG, group_filter.data());
+    for (int64_t m0 = 0; m0 < M; m0 += block) {
+      const int64_t m1 = std::min(M, m0 + block);
+      pack_columns(out_backprop + m0 * O, m1 - m0, O, g * OG, OG, group_backprop.data());
+      matmul<T>(group_backprop.data(), Shape{m1 - m0, OG}, group_filter.data(), Shape{K, OG}, false,
+                true, rows.data(), Shape{m1 - m0, K});
+      p.scatter_add(rows.data(), m0, m1, input_backprop);
+    }
+  }
+}
+
+// filter_backprop of a grouped convolution, group by group: its patches' transpose times its
+// out_backprop columns, summed over the blocks into its filters' columns.
+template <class T>
+void grouped_conv2d_backprop_filter(const ops::Conv2DAttrs& a, const T* input,
+                                    const T* out_backprop, T* filter_backprop) {
+  const int64_t O = a.out_channels, OG = a.group_out_channels();
+  const int64_t M = Patches(a).rows(), K = Patches(a).width();
+  const int64_t block = std::min(M, Patches(a).block_rows());
+  std::vector<T> patches(static_cast<std::size_t>(block * K));
+  std::vector<T> group_backprop(static_cast<std::size_t>(block * OG));
+  std::vector<T> partial(static_cast<std::size_t>(K * OG));
+  std::vector<T> sum(static_cast<std::size_t>(K * OG));
+  for (int64_t g = 0; g < a.groups; ++g) {
+    const Patches p(a, g);
+    std::fill(sum.begin(), sum.end(), T(0));
+    for (int64_t m0 = 0; m0 < M; m0 += block) {
+      const int64_t m1 = std::min(M, m0 + block);
+      p.gather(input, m0, m1, patches.data());
+      pack_columns(out_backprop + m0 * O, m1 - m0, O, g * OG, OG, group_backprop.data());
+      matmul<T>(patches.data(), Shape{m1 - m0, K}, group_backprop.data(), Shape{m1 - m0, OG}, true,
+                false, partial.data(), Shape{K, OG});
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += partial[i];
+    }
+    unpack_columns(sum.data(), K, OG, filter_backprop, O, g * OG);
+  }
+}
+
 }  // namespace
 
 template <class T>
 void conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
-  const Patches p{a};
+  const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
   if (M == 0 || O == 0) return;
+  if (a.groups > 1) return grouped_conv2d(a, input, filter, output);
   if (p.identity()) {
     matmul<T>(input, Shape{M, K}, filter, Shape{K, O}, false, false, output, Shape{M, O});
     return;
@@ -106,7 +205,7 @@ void conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* outpu
 template <class T>
 void conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter, const T* out_backprop,
                            T* input_backprop) {
-  const Patches p{a};
+  const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
   const int64_t input_size = a.batch * a.in_height * a.in_width * a.in_channels;
   if (p.identity() && M > 0 && O > 0) {
@@ -116,6 +215,7 @@ void conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter, const T* 
   }
   std::fill(input_backprop, input_backprop + input_size, T(0));
   if (M == 0 || O == 0) return;
+  if (a.groups > 1) return grouped_conv2d_backprop_input(a, filter, out_backprop, input_backprop);
   const int64_t block = std::min(M, p.block_rows());
   std::unique_ptr<T[]> rows(new T[static_cast<std::size_t>(block * K)]);
   for (int64_t m0 = 0; m0 < M; m0 += block) {
@@ -129,10 +229,13 @@ void conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter, const T* 
 template <class T>
 void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const T* input, const T* out_backprop,
                             T* filter_backprop) {
-  const Patches p{a};
+  const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
   std::fill(filter_backprop, filter_backprop + K * O, T(0));
   if (M == 0 || O == 0) return;
+  if (a.groups > 1) {
+    return grouped_conv2d_backprop_filter(a, input, out_backprop, filter_backprop);
+  }
   if (p.identity()) {
     matmul<T>(input, Shape{M, K}, out_backprop, Shape{M, O}, true, false, filter_backprop,
               Shape{K, O});
@@ -283,5 +386,7 @@ void avg_pool_grad(const ops::Pool2DAttrs& a, const T* grad, T* input_grad) {
 EAGLE_INSTANTIATE(float)
 EAGLE_INSTANTIATE(double)
 #undef EAGLE_INSTANTIATE
+template void max_pool<std::int32_t>(const ops::Pool2DAttrs&, const std::int32_t*, std::int32_t*);
+template void max_pool<std::int64_t>(const ops::Pool2DAttrs&, const std::int64_t*, std::int64_t*);
 
 }  // namespace eagle::cpu::reference

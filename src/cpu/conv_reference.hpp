@@ -8,7 +8,8 @@
 
 namespace eagle::cpu::reference {
 
-// T is float or double (float16/bfloat16 go through float in cpu/conv_kernels.cpp).
+// T is float or double (float16/bfloat16 go through float in cpu/conv_kernels.cpp); max_pool
+// also takes std::int32_t and std::int64_t.
 template <class T>
 void conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* output);
 template <class T>

@@ -75,6 +75,16 @@ Conv2D::Conv2D(std::int64_t filters, Size2 kernel_size, activations::Activation 
         "filters={}.",
         filters_));
   }
+  if (options_.groups <= 0) {
+    throw InvalidArgumentError(fmt::format(
+        "The number of groups must be a positive integer. Received: groups={}.", options_.groups));
+  }
+  if (filters_ % options_.groups != 0) {
+    throw InvalidArgumentError(
+        fmt::format("The number of filters must be evenly divisible by the number of groups. "
+                    "Received: groups={}, filters={}.",
+                    options_.groups, filters_));
+  }
   check_positive(kernel_size_, "kernel_size");
   check_positive(options_.strides, "strides");
   check_positive(options_.dilation_rate, "dilation_rate");
@@ -98,8 +108,15 @@ void Conv2D::build(const TensorShape& input_shape) {
         name(), to_string(input_shape)));
   }
   const std::int64_t channels = *input_shape[3];
-  kernel_ = add_weight("kernel", Shape{kernel_size_.rows, kernel_size_.cols, channels, filters_},
-                       options_.kernel_initializer.get());
+  if (channels % options_.groups != 0) {
+    throw InvalidArgumentError(fmt::format(
+        "The number of input channels must be evenly divisible by the number of groups. Received "
+        "groups={}, but the input has {} channels (full input shape is {}).",
+        options_.groups, channels, to_string(input_shape)));
+  }
+  kernel_ = add_weight(
+      "kernel", Shape{kernel_size_.rows, kernel_size_.cols, channels / options_.groups, filters_},
+      options_.kernel_initializer.get());
   if (options_.use_bias) {
     bias_ = add_weight("bias", Shape{filters_}, options_.bias_initializer.get());
   }

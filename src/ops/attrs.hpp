@@ -134,7 +134,10 @@ struct OptimizerAttrs {
 // Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter: the whole geometry, validated and resolved
 // by the front-end (TensorFlow's SAME rule already applied), so kernels derive nothing. Input
 // [batch, in_height, in_width, in_channels], filter [filter_height, filter_width, in_channels,
-// out_channels], output [batch, out_height, out_width, out_channels].
+// out_channels], output [batch, out_height, out_width, out_channels]. A grouped convolution
+// (groups = in_channels / filter in-channels > 1) has the filter [filter_height, filter_width,
+// in_channels / groups, out_channels]: output channels [g * O/G, (g+1) * O/G) see input channels
+// [g * C/G, (g+1) * C/G) only (Note [Grouped convolution] in src/ops/conv_ops.cpp).
 struct Conv2DAttrs {
   std::int64_t batch, in_height, in_width, in_channels;
   std::int64_t filter_height, filter_width, out_channels;
@@ -142,6 +145,9 @@ struct Conv2DAttrs {
   std::int64_t stride_h, stride_w, dilation_h, dilation_w;
   std::int64_t pad_top, pad_bottom, pad_left, pad_right;
   bool same;  // padding "SAME" (else "VALID"): for the gradients, which call the ops again
+  std::int64_t groups = 1;
+  std::int64_t group_in_channels() const { return in_channels / groups; }  // the filter's depth
+  std::int64_t group_out_channels() const { return out_channels / groups; }
 };
 // MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad: input [batch, in_height, in_width, channels],
 // output [batch, out_height, out_width, channels].

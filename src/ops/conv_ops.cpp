@@ -90,11 +90,29 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
                                        "{} vs {}",
                                        label, in_depth, patch_depth));
   }
-  if (in_depth != patch_depth) {
+  // Note [Grouped convolution]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // As TensorFlow's Conv2D, an input depth that is a multiple of the filter's makes a grouped
+  // convolution: groups = input depth / filter depth, and group g's out_depth / groups filters
+  // (HWIO's output channels [g * O/G, (g+1) * O/G)) see input channels [g * C/G, (g+1) * C/G)
+  // only. Every kernel and provider takes Conv2DAttrs::groups (the reference loops over the
+  // groups, oneDNN and cuDNN take a group count); keras::Conv2D(groups) makes such filters.
+  if (in_depth == 0) {
+    // Zero groups: TensorFlow's forward gives zeros and its backprops refuse it; eagle refuses
+    // all three rather than carry a convolution without groups.
     throw UnimplementedError(
-        fmt::format("{}Grouped convolutions are not supported: input depth "
-                    "{}, filter depth {} [Op:{}]",
-                    label, in_depth, patch_depth, runtime::op_name(op)));
+        fmt::format("{}An input of depth 0 with a filter of depth {} (zero "
+                    "groups) is not supported [Op:{}]",
+                    label, patch_depth, runtime::op_name(op)));
+  }
+  const std::int64_t groups = in_depth / patch_depth;
+  const std::int64_t out_depth = filter[3];
+  if (out_depth % groups != 0) {
+    // No label on the backprops: TensorFlow's oneDNN kernels, the CPU ones with grouped
+    // backprops, say it so.
+    ops::throw_invalid(op, fmt::format("output depth must be evenly divisible by number of "
+                                       "groups: {} vs {}",
+                                       out_depth, groups));
   }
   const Window rows =
       windowed_output(op, input[1], filter[0], options.dilations[0], options.strides[0], same);
@@ -123,7 +141,8 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
                           rows.pad_after,
                           cols.pad_before,
                           cols.pad_after,
-                          same};
+                          same,
+                          groups};
 }
 
 Shape conv_output_shape(const ops::Conv2DAttrs& a) {

@@ -19,7 +19,8 @@ using V = const Inputs&;
 using Stride = std::array<std::int64_t, 2>;
 
 // The cases of every conv and pool sample: VALID, SAME with an extra row (even kernel), strides,
-// dilations and an empty batch. The pools take the filter's spatial size as their window.
+// dilations, an empty batch and a grouped convolution (input depth twice the filter's). The pools
+// take the filter's spatial size as their window.
 struct ConvCase {
   Shape x, filter;
   Conv2DOptions options;
@@ -33,6 +34,7 @@ const std::vector<ConvCase>& conv_cases() {
       {{1, 11, 10, 3}, {3, 3, 3, 2}, {{2, 2}, "SAME", {2, 2}}},
       {{0, 5, 5, 2}, {3, 3, 2, 2}, {{1, 1}, "VALID"}},
       {{1, 14, 14, 16}, {3, 3, 16, 32}, {{1, 1}, "SAME"}},
+      {{2, 7, 6, 4}, {3, 2, 2, 6}, {{2, 1}, "SAME"}},
   };
   return cases;
 }
@@ -163,6 +165,11 @@ OpInfo conv2d_info() {
        [](V x) {
          return eagle::nn::conv2d(x[0], x[1], {{1, 1}, "SAME", {2, 2}});
        }},
+      {"conv2d grouped SAME, 2 groups",
+       {{Shape{1, 5, 4, 4}}, {Shape{3, 2, 2, 4}}},
+       [](V x) {
+         return eagle::nn::conv2d(x[0], x[1], {{1, 1}, "SAME"});
+       }},
   };
   return e;
 }
@@ -216,6 +223,11 @@ OpInfo conv2d_backprop_input_info() {
        [](V x) {
          return eagle::nn::conv2d_backprop_input(Shape{1, 5, 4, 2}, x[0], x[1], {{2, 2}, "SAME"});
        }},
+      {"conv2d_backprop_input grouped, 3 groups",
+       {{Shape{2, 2, 1, 3}}, {Shape{1, 3, 2, 3}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_input(Shape{1, 5, 4, 3}, x[0], x[1], {{2, 2}, "SAME"});
+       }},
   };
   return e;
 }
@@ -263,6 +275,11 @@ OpInfo conv2d_backprop_filter_info() {
        {{Shape{1, 5, 4, 2}}, {Shape{1, 3, 3, 3}}},
        [](V x) {
          return eagle::nn::conv2d_backprop_filter(x[0], Shape{3, 2, 2, 3}, x[1]);
+       }},
+      {"conv2d_backprop_filter grouped, 2 groups",
+       {{Shape{1, 5, 4, 4}}, {Shape{1, 3, 3, 4}}},
+       [](V x) {
+         return eagle::nn::conv2d_backprop_filter(x[0], Shape{3, 2, 2, 4}, x[1]);
        }},
   };
   return e;

@@ -79,6 +79,57 @@ def conv_case(name, x_shape, f_shape, strides=(1, 1), padding="VALID", dilations
                  "dx": values(dx), "dfilter": values(df)})
 
 
+def grouped_conv_case(name, x_shape, f_shape, strides=(1, 1), padding="VALID", dilations=(1, 1)):
+    """A grouped convolution (input depth a multiple of the filter's). TensorFlow's own CPU
+    kernels compute the grouped forward but not its backprops ("Gradients for grouped
+    convolutions are not supported on CPU"; only its oneDNN float32 kernels have them), so the
+    values and gradients come from the per-group composition (each group's input channels
+    convolved with its filters, the results concatenated), which must agree with TensorFlow's
+    direct grouped Conv2D. Dilations: the spread filter of conv_case."""
+    x, f = pattern(x_shape, 1), pattern(f_shape, 2)
+    groups = x_shape[3] // f_shape[2]
+    cg, og = f_shape[2], f_shape[3] // groups
+    dh, dw = dilations
+    spread = np.zeros([(f_shape[0] - 1) * dh + 1, (f_shape[1] - 1) * dw + 1, *f_shape[2:]])
+    spread[::dh, ::dw] = f
+    xt, ft = tf.constant(x), tf.constant(spread)
+    with tf.GradientTape() as tape:
+        tape.watch([xt, ft])
+        y = tf.concat([tf.nn.conv2d(xt[..., g * cg:(g + 1) * cg], ft[..., g * og:(g + 1) * og],
+                                    strides=list(strides), padding=padding)
+                       for g in range(groups)], axis=3)
+        dy = tf.constant(pattern(y.shape.as_list(), 3))
+        loss = tf.reduce_sum(y * dy)
+    dx, df = tape.gradient(loss, [xt, ft])
+    df = df.numpy()[::dh, ::dw]
+    direct = tf.raw_ops.Conv2D(input=xt, filter=tf.constant(f), strides=[1, *strides, 1],
+                               padding=padding, dilations=[1, *dilations, 1])
+    assert np.allclose(direct.numpy(), y.numpy(), rtol=1e-12, atol=1e-12), name
+    CONV.append({"name": name, "strides": list(strides), "padding": padding,
+                 "dilations": list(dilations),
+                 "x_shape": list(x_shape), "filter_shape": list(f_shape),
+                 "y_shape": y.shape.as_list(), "y": values(y),
+                 "dx": values(dx), "dfilter": values(df)})
+
+
+INT_POOL = []
+
+
+def int_max_pool_case(name, dtype, x_shape, ksize, strides, padding):
+    """MaxPool of an integer tensor (TensorFlow's CPU kernel): the values are the pattern scaled
+    to integers, all negative in places, so SAME's padding (TensorFlow pads with the lowest value)
+    must never win a window."""
+    x = (pattern(x_shape, 1) * 1024).astype(np.int64) - 900
+    if dtype == "int64":
+        x = x * 4000000000  # beyond int32 and float's 24 bits
+    y = tf.nn.max_pool2d(tf.constant(x, dtype=dtype), ksize=list(ksize), strides=list(strides),
+                         padding=padding)
+    INT_POOL.append({"name": name, "dtype": dtype, "ksize": list(ksize),
+                     "strides": list(strides), "padding": padding, "x_shape": list(x_shape),
+                     "x": [int(v) for v in x.reshape(-1)], "y_shape": y.shape.as_list(),
+                     "y": [int(v) for v in y.numpy().reshape(-1)]})
+
+
 def pool_case(name, x_shape, ksize, strides, padding, ties=False):
     x = pattern(x_shape, 1, ties)
     xt = tf.constant(x)
@@ -122,6 +173,23 @@ conv_case("1x1 kernel stride 2 SAME", [2, 4, 4, 3], [1, 1, 3, 2], (2, 2), "SAME"
 conv_case("kernel larger than input SAME", [1, 3, 2, 2], [5, 4, 2, 2], (1, 1), "SAME")
 conv_case("stride larger than kernel VALID", [1, 9, 9, 1], [2, 2, 1, 2], (3, 4), "VALID")
 
+# Grouped convolutions (Keras Conv2D(groups=...)).
+grouped_conv_case("grouped 2 groups 3x3 SAME", [2, 6, 5, 6], [3, 3, 3, 4], (1, 1), "SAME")
+grouped_conv_case("grouped 3 groups stride 2 VALID", [1, 9, 8, 6], [3, 2, 2, 6], (2, 2), "VALID")
+grouped_conv_case("grouped 4 groups 1x1", [2, 4, 4, 4], [1, 1, 1, 8])
+grouped_conv_case("grouped even kernel SAME pads more after", [1, 7, 6, 4], [4, 4, 2, 6], (1, 1),
+                  "SAME")
+grouped_conv_case("grouped dilation 2 SAME", [1, 8, 9, 4], [3, 3, 2, 4], (1, 1), "SAME", (2, 2))
+grouped_conv_case("depthwise-like 3 groups of 1 channel", [1, 6, 6, 3], [3, 3, 1, 3], (1, 2),
+                  "SAME")
+
+int_max_pool_case("int32 2x2 SAME of 5x5 pads after", "int32", [2, 5, 5, 3], (2, 2), (2, 2),
+                  "SAME")
+int_max_pool_case("int32 3x3 stride 1 SAME", "int32", [1, 4, 6, 2], (3, 3), (1, 1), "SAME")
+int_max_pool_case("int32 3x2 strides 2x1 VALID", "int32", [1, 7, 5, 2], (3, 2), (2, 1), "VALID")
+int_max_pool_case("int64 3x3 stride 2 SAME", "int64", [1, 7, 7, 2], (3, 3), (2, 2), "SAME")
+int_max_pool_case("int64 2x2 VALID", "int64", [2, 4, 5, 1], (2, 2), (2, 2), "VALID")
+
 pool_case("seed pool 2x2 of 26x26", [2, 26, 26, 4], (2, 2), (2, 2), "VALID")
 pool_case("2x2 VALID of odd 11x11 drops the edge", [2, 11, 11, 3], (2, 2), (2, 2), "VALID")
 pool_case("3x3 stride 2 SAME", [1, 7, 7, 2], (3, 3), (2, 2), "SAME")
@@ -156,6 +224,8 @@ conv_error("conv2d input of rank 5", [1, 1, 5, 5, 2], [3, 3, 2, 4])
 conv_error("conv2d filter of rank 3", [1, 5, 5, 2], [3, 3, 2])
 conv_error("conv2d channel mismatch", [1, 5, 5, 2], [3, 3, 3, 4])
 conv_error("conv2d filter depth 0", [1, 5, 5, 0], [3, 3, 0, 4])
+conv_error("conv2d output depth not a multiple of the groups", [1, 5, 5, 6], [3, 3, 3, 5])
+conv_error("conv2d output depth not a multiple of 3 groups", [1, 5, 5, 6], [3, 3, 2, 4])
 conv_error("conv2d filter with no elements", [1, 5, 5, 2], [0, 3, 2, 4])
 conv_error("conv2d stride 0", [1, 5, 5, 2], [3, 3, 2, 4], (0, 1))
 conv_error("conv2d negative stride", [1, 5, 5, 2], [3, 3, 2, 4], (1, -1))
@@ -176,5 +246,5 @@ pool_error("avg_pool2d window larger than input VALID", "avg_pool2d", [1, 5, 5, 
            (1, 1))
 
 json.dump({"generator": "tests/tools/gen_nn_fixture.py", "tensorflow": tf.__version__,
-           "conv2d": CONV, "pool2d": POOL, "errors": ERRORS}, sys.stdout, separators=(",", ":"))
+           "conv2d": CONV, "pool2d": POOL, "int_max_pool2d": INT_POOL, "errors": ERRORS}, sys.stdout, separators=(",", ":"))
 sys.stdout.write("\n")

@@ -22,14 +22,18 @@ struct Conv2DOptions {
   Size2 strides = 1;
   std::string padding = "valid";  // "valid" or "same" (any case, as Keras)
   Size2 dilation_rate = 1;
+  // Keras's groups: the input channels split into `groups` slices, each convolved with its own
+  // filters / groups filters (both must be divisible by it); the kernel is then
+  // (rows, cols, in / groups, filters).
+  std::int64_t groups = 1;
   bool use_bias = true;
   InitializerArg kernel_initializer = "glorot_uniform";
   InitializerArg bias_initializer = "zeros";
   std::string name;                        // default: "conv2d", "conv2d_1", ...
   std::optional<TensorShape> input_shape;  // one sample's shape (rows, cols, channels)
 };
-// Keras's Conv2D: activation(conv2d(inputs, kernel) + bias), kernel (rows, cols, in, filters)
-// (HWIO), inputs NHWC.
+// Keras's Conv2D: activation(conv2d(inputs, kernel) + bias), kernel (rows, cols, in / groups,
+// filters) (HWIO), inputs NHWC.
 class Conv2D : public Layer {
  public:
   Conv2D(std::int64_t filters, Size2 kernel_size, activations::Activation activation = {},

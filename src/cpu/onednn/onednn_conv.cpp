@@ -32,7 +32,7 @@ enum class Kind : int64_t {
   kAvgPoolBackward,
 };
 
-using Key = std::array<int64_t, 18>;
+using Key = std::array<int64_t, 19>;
 
 Key conv_key(Kind kind, const ops::Conv2DAttrs& a) {
   return {static_cast<int64_t>(kind),
@@ -52,7 +52,8 @@ Key conv_key(Kind kind, const ops::Conv2DAttrs& a) {
           a.pad_top,
           a.pad_bottom,
           a.pad_left,
-          a.pad_right};
+          a.pad_right,
+          a.groups};
 }
 
 Key pool_key(Kind kind, const ops::Pool2DAttrs& a) {
@@ -71,6 +72,7 @@ Key pool_key(Kind kind, const ops::Pool2DAttrs& a) {
           a.pad_bottom,
           a.pad_left,
           a.pad_right,
+          0,
           0,
           0,
           0};
@@ -114,7 +116,9 @@ memory::desc nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
 }
 
 // The dims of a Conv2D's arguments and, per argument, eagle's layout (nhwc, hwio) or, with
-// `chosen`, format_tag::any: the primitive picks (Note [oneDNN layouts]).
+// `chosen`, format_tag::any: the primitive picks (Note [oneDNN layouts]). A grouped convolution's
+// weights are oneDNN's [groups, out/groups, in/groups, h, w], whose hwigo layout is eagle's HWIO
+// filter with its output channels split into (group, filter) (Note [Grouped convolution]).
 struct ConvDescs {
   memory::desc src, weights, dst;
   memory::dims strides, dilates, padding_l, padding_r;
@@ -122,11 +126,18 @@ struct ConvDescs {
 
 ConvDescs conv_descs(const ops::Conv2DAttrs& a, bool chosen = false) {
   const memory::dims src = {a.batch, a.in_channels, a.in_height, a.in_width};
-  const memory::dims weights = {a.out_channels, a.in_channels, a.filter_height, a.filter_width};
+  const bool grouped = a.groups > 1;
+  const memory::dims weights =
+      grouped ? memory::dims{a.groups, a.group_out_channels(), a.group_in_channels(),
+                             a.filter_height, a.filter_width}
+              : memory::dims{a.out_channels, a.in_channels, a.filter_height, a.filter_width};
   const memory::dims dst = {a.batch, a.out_channels, a.out_height, a.out_width};
   const auto f32 = memory::data_type::f32;
   return {memory::desc(src, f32, chosen ? tag::any : tag::nhwc),
-          memory::desc(weights, f32, chosen ? tag::any : tag::hwio),
+          memory::desc(weights, f32,
+                       chosen    ? tag::any
+                       : grouped ? tag::hwigo
+                                 : tag::hwio),
           memory::desc(dst, f32, chosen ? tag::any : tag::nhwc),
           {a.stride_h, a.stride_w},
           {a.dilation_h - 1, a.dilation_w - 1},  // oneDNN counts the holes: 0 is no dilation
@@ -446,7 +457,8 @@ void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
   // they are added in block order.
   const std::int64_t in = image_size(a.in_height, a.in_width, a.in_channels);
   const std::int64_t out = image_size(a.out_height, a.out_width, a.out_channels);
-  const std::int64_t size = a.filter_height * a.filter_width * a.in_channels * a.out_channels;
+  const std::int64_t size =
+      a.filter_height * a.filter_width * a.group_in_channels() * a.out_channels;
   const std::int64_t blocks = batch_blocks(a.batch);
   std::vector<float> partials(static_cast<std::size_t>((blocks - 1) * size));
   for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
