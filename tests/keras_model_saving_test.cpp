@@ -282,26 +282,37 @@ TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
   CHECK(predict(*back, x) == predict(*model, x));
 }
 
-TEST_CASE("SyncBatchNormalization saves as Keras 3's BatchNormalization with synchronized") {
+TEST_CASE("grouped Conv2D and SyncBatchNormalization round-trip in Keras 3's spelling") {
   if (!eagle::io::keras_weights_supported()) return;
   TempDir dir("eagle_keras_file_test");
   keras::Sequential model;
-  layers::DenseOptions dense;
-  dense.input_shape = keras::TensorShape{2};
-  model.add(layers::Dense(3, "linear", dense));
+  layers::Conv2DOptions conv;
+  conv.input_shape = keras::TensorShape{5, 5, 4};
+  conv.groups = 2;
+  model.add(layers::Conv2D(6, 3, "linear", conv));
   model.add(layers::SyncBatchNormalization());
+  model.add(layers::Flatten());
+  model.add(layers::Dense(2, "softmax"));
   const std::string path = dir.file("sync.keras");
   model.save(path);
   const eagle::io::Json config =
       eagle::io::Json::parse(eagle::io::ZipReader(path).read("config.json"));
-  const eagle::io::Json& bn = config.find("config")->find("layers")->as_array().back();
-  CHECK(bn.find("class_name")->as_string() == "BatchNormalization");
-  CHECK(bn.find("config")->find("synchronized")->as_bool());
+  const auto& saved = config.find("config")->find("layers")->as_array();
+  REQUIRE(saved.size() == 5);  // InputLayer first
+  CHECK(saved[1].find("config")->find("groups")->as_integer() == 2);
+  CHECK(saved[2].find("class_name")->as_string() == "BatchNormalization");
+  CHECK(saved[2].find("config")->find("synchronized")->as_bool());
   const auto back = keras::models::load_model(path);
-  const auto* loaded = dynamic_cast<const layers::BatchNormalization*>(back->layers().back().get());
-  REQUIRE(loaded != nullptr);
-  CHECK(loaded->synchronized());
-  CHECK(loaded->class_name() == "BatchNormalization");
+  const auto* loaded_conv = dynamic_cast<const layers::Conv2D*>(back->layers()[0].get());
+  REQUIRE(loaded_conv != nullptr);
+  CHECK(loaded_conv->options().groups == 2);
+  CHECK(loaded_conv->kernel().shape() == eagle::Shape{3, 3, 2, 6});
+  const auto* loaded_bn = dynamic_cast<const layers::BatchNormalization*>(back->layers()[1].get());
+  REQUIRE(loaded_bn != nullptr);
+  CHECK(loaded_bn->synchronized());
+  CHECK(loaded_bn->class_name() == "BatchNormalization");
+  const Tensor x = formula_values({3, 5, 5, 4});
+  CHECK(predict(*back, x) == predict(model, x));
 }
 
 TEST_CASE("load_model and save errors are typed and name what is wrong") {

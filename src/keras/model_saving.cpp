@@ -40,7 +40,7 @@
 // keras.models.load_model rebuilds the model from config.json and loads the weights by the
 // layers' paths, which depend on the layers' classes and order only. eagle reads the arguments
 // its layers have and refuses, naming them, the classes, activations and settings it lacks
-// (channels_first, groups, regularizers, ...), rather than build a model that computes
+// (channels_first, regularizers, ...), rather than build a model that computes
 // something else; initializers are not read (the weights replace them) and written as Keras's
 // defaults. The optimizer and compile() settings are neither saved nor loaded.
 
@@ -201,7 +201,7 @@ Json layer_config(const Layer& layer) {
         .set("padding", lower(o.padding))
         .set("data_format", "channels_last")
         .set("dilation_rate", pair_json(o.dilation_rate))
-        .set("groups", 1)
+        .set("groups", o.groups)
         .set("activation", activation_name(layer, conv->activation()))
         .set("use_bias", o.use_bias)
         .set("kernel_initializer", initializer("GlorotUniform"))
@@ -452,13 +452,13 @@ std::shared_ptr<Layer> make_layer(const LayerConfig& c, const std::string& class
     layer = std::make_shared<layers::Dense>(units, c.activation("activation"), o);
   } else if (class_name == "Conv2D") {
     c.require_channels_last();
-    c.require_value("groups", Json(1));
     layers::Conv2DOptions o;
     o.name = c.name();
     o.strides = c.size2("strides", 1);
     o.padding = c.string("padding", "valid");
     o.dilation_rate = c.size2("dilation_rate", 1);
     o.use_bias = c.boolean("use_bias", true);
+    o.groups = c.integer("groups", 1);
     const std::int64_t filters = c.integer("filters", -1);
     if (filters <= 0) c.invalid(fmt::format("filters must be a positive integer, got {}", filters));
     layer = std::make_shared<layers::Conv2D>(filters, c.size2("kernel_size", 0),
