@@ -142,6 +142,15 @@ TEST_CASE("large ops give the same bits on 1, 2, 3 and 5 threads, and the right 
     r.push_back(eagle::reduce_max(a, {0}).to_vector<float>());    // max over columns
     r.push_back(eagle::softmax(a).to_vector<float>());            // rows
     r.push_back(eagle::cast(eagle::softmax(a16), eagle::DType::kFloat32).to_vector<float>());
+    r.push_back(eagle::nn::bias_add(a, b).to_vector<float>());  // rows, split
+    {
+      // BiasAddGrad(a): d sum(bias_add(a, b) * a) / d b. Rows summed in blocks spread over the
+      // threads, added in block order.
+      eagle::GradientTape tape;
+      tape.watch(b);
+      const Tensor y = eagle::nn::bias_add(a, b) * a;
+      r.push_back(tape.gradient(y, {b})[0]->to_vector<float>());
+    }
     return r;
   };
   threading::set_intra_op_parallelism_threads(1);
@@ -163,6 +172,7 @@ TEST_CASE("large ops give the same bits on 1, 2, 3 and 5 threads, and the right 
     double column = 0;
     for (std::int64_t r = 0; r < kRows; ++r) column += at(r, c);
     CHECK(one[4][static_cast<std::size_t>(c)] == Approx(column).epsilon(1e-5));
+    CHECK(one[11][static_cast<std::size_t>(c)] == Approx(column).epsilon(1e-5));
   }
   for (const std::int64_t r : {std::int64_t{0}, kRows / 2, kRows - 1}) {
     double row = 0;
@@ -170,6 +180,8 @@ TEST_CASE("large ops give the same bits on 1, 2, 3 and 5 threads, and the right 
     CHECK(one[5][static_cast<std::size_t>(r)] == Approx(row).epsilon(1e-5));
     CHECK(one[1][static_cast<std::size_t>(r * kCols + 7)] ==
           static_cast<float>(ha[static_cast<std::size_t>(r * kCols + 7)] + hb[7]));
+    CHECK(one[10][static_cast<std::size_t>(r * kCols + 7)] ==
+          one[1][static_cast<std::size_t>(r * kCols + 7)]);
   }
   double total = 0;
   for (const float v : hlong) total += v;

@@ -3,6 +3,7 @@
 // cpu/batch_norm_kernels.cpp). Reference loops over rows or channels (these ops are memory-bound);
 // 16-bit floats compute in float32 (Note [Half precision on the CPU]). The CUDA kernels
 // (cuda/nn_kernels.cu) compute the same sums in the same order per row.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
@@ -71,13 +73,24 @@ struct BiasAddKernel {
     const T* bias = ctx.input(1).data<const T>();
     T* y = ctx.allocate_output()->data<T>();
     const Rows r = rows_of(ctx.output_shape());
-    for (int64_t row = 0; row < r.rows; ++row) {
-      for (int64_t j = 0; j < r.length; ++j) {
-        y[row * r.length + j] = convert<T>(wrap_add(C(x[row * r.length + j]), C(bias[j])));
-      }
-    }
+    // Rows split over the intra-op threads (each element computed once, as on one thread).
+    parallel_for(r.rows, 2 * r.length * static_cast<int64_t>(sizeof(T)),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t row = begin; row < end; ++row) {
+                     const T* in = x + row * r.length;
+                     T* out = y + row * r.length;
+                     for (int64_t j = 0; j < r.length; ++j) {
+                       out[j] = convert<T>(wrap_add(C(in[j]), C(bias[j])));
+                     }
+                   }
+                 });
   }
 };
+
+// BiasAddGrad's rows are summed in blocks of this many, each block's sums in row order, the
+// blocks' sums then added in block order: the same bits on any number of threads (Note
+// [Intra-op parallelism]), the blocks spread over the threads.
+constexpr int64_t kBiasGradRowBlock = 512;
 
 template <class T>
 struct BiasAddGradKernel {
@@ -86,10 +99,24 @@ struct BiasAddGradKernel {
     const runtime::TensorImpl& g = ctx.input(0);
     const Rows r = rows_of(g.shape());
     const int64_t channels = ctx.output_shape()[0];
-    std::vector<C> sums(static_cast<std::size_t>(channels), C{0});
     const T* in = g.data<const T>();
-    for (int64_t row = 0; row < r.rows; ++row) {
-      for (int64_t j = 0; j < channels; ++j) sums[j] = wrap_add(sums[j], C(in[row * channels + j]));
+    const int64_t blocks = (r.rows + kBiasGradRowBlock - 1) / kBiasGradRowBlock;
+    std::vector<C> partials(static_cast<std::size_t>(blocks * channels), C{0});
+    parallel_for(blocks, kBiasGradRowBlock * channels * static_cast<int64_t>(sizeof(T)),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t b = begin; b < end; ++b) {
+                     C* sum = partials.data() + b * channels;
+                     const int64_t last = std::min(r.rows, (b + 1) * kBiasGradRowBlock);
+                     for (int64_t row = b * kBiasGradRowBlock; row < last; ++row) {
+                       const T* line = in + row * channels;
+                       for (int64_t j = 0; j < channels; ++j) sum[j] = wrap_add(sum[j], C(line[j]));
+                     }
+                   }
+                 });
+    std::vector<C> sums(static_cast<std::size_t>(channels), C{0});
+    for (int64_t b = 0; b < blocks; ++b) {
+      for (int64_t j = 0; j < channels; ++j)
+        sums[j] = wrap_add(sums[j], partials[b * channels + j]);
     }
     T* out = ctx.allocate_output()->data<T>();
     for (int64_t j = 0; j < channels; ++j) out[j] = convert<T>(sums[j]);
