@@ -57,9 +57,10 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // src/cpu/conv_kernels.cpp). Conv2DBackpropInput's inputs are (filter, out_backprop) and
 // Conv2DBackpropFilter's (input, out_backprop): the shape TensorFlow passes as a tensor is in the
 // attributes. MaxPoolGrad takes (orig_input, orig_output, grad), AvgPoolGrad only grad.
-// MaxPool also takes int32/int64 on the CPU, as TensorFlow's CPU MaxPool (TF_CALL_REAL_NUMBER_TYPES);
-// TensorFlow's GPU MaxPool is floating only, so an integer one goes to the CPU by soft placement.
-// Its gradient stays floating: the tape does not differentiate integer tensors.
+// MaxPool also takes int32/int64 on the CPU, as TensorFlow's CPU MaxPool
+// (TF_CALL_REAL_NUMBER_TYPES); TensorFlow's GPU MaxPool is floating only, so an integer one goes
+// to the CPU by soft placement. Its gradient stays floating: the tape does not differentiate
+// integer tensors.
 // clang-format off
 #define EAGLE_CONV_POOL_OPS(X) \
   X(Conv2D,               2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
