@@ -459,15 +459,22 @@ TEST_CASE(
 TEST_CASE("ReplicaContext all_reduce outside its replica's thread is an error") {
   EAGLE_FRESH_RUNTIME("2");
   const MirroredStrategy strategy;
-  const ReplicaContext* kept = nullptr;
+  // Another thread, while the replica runs: refused, and the replicas go on.
+  std::string refused;
   strategy.run([&](const ReplicaContext& ctx) {
-    if (ctx.replica_id_in_sync_group() == 0) kept = &ctx;
+    if (ctx.replica_id_in_sync_group() != 0) return;
+    std::thread other([&] {
+      try {
+        ctx.all_reduce(ReduceOp::kSum, eagle::constant(1.0f));
+      } catch (const eagle::FailedPreconditionError& e) {
+        refused = e.what();
+      }
+    });
+    other.join();
   });
-  REQUIRE(kept != nullptr);
-  check_throws<eagle::FailedPreconditionError>(
-      [&] { kept->all_reduce(ReduceOp::kSum, eagle::constant(1.0f)); },
-      "ReplicaContext::all_reduce of replica 0 must run on that replica's own thread, inside "
-      "MirroredStrategy::run");
+  CHECK(refused ==
+        "ReplicaContext::all_reduce of replica 0 must run on that replica's own thread, inside "
+        "MirroredStrategy::run");
   // A replica whose peers never join the collective is released, not left waiting.
   check_throws<eagle::CancelledError>(
       [&] {
