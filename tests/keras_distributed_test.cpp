@@ -115,6 +115,17 @@ std::shared_ptr<keras::Sequential> sync_bn_model() {
       std::make_shared<layers::Dense>(4, "softmax")});
 }
 
+// first -> bn -> Dense(3, softmax), built and compiled (SGD) in the strategy's scope.
+std::shared_ptr<keras::Sequential> dense_bn_dense(const MirroredStrategy& strategy,
+                                                  std::shared_ptr<keras::Layer> first,
+                                                  std::shared_ptr<keras::Layer> bn) {
+  auto scope = strategy.scope();
+  auto model = std::make_shared<keras::Sequential>(std::vector<std::shared_ptr<keras::Layer>>{
+      std::move(first), std::move(bn), std::make_shared<layers::Dense>(3, "softmax")});
+  model->compile("sgd", "sparse_categorical_crossentropy");
+  return model;
+}
+
 std::shared_ptr<eagle::optimizers::Optimizer> adam() {
   return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
 }
@@ -287,15 +298,9 @@ TEST_CASE("keras BatchNormalization under MirroredStrategy: the moving statistic
   keras::backend::clear_session();
   const Data data = make_data(8, {4}, 3);
   MirroredStrategy strategy({"GPU:0", "GPU:1"});
-  std::shared_ptr<keras::Sequential> model;
   auto bn = std::make_shared<layers::BatchNormalization>();
   auto first = std::make_shared<layers::Dense>(6, "linear", with_input({4}));
-  {
-    auto scope = strategy.scope();
-    model = std::make_shared<keras::Sequential>(std::vector<std::shared_ptr<keras::Layer>>{
-        first, bn, std::make_shared<layers::Dense>(3, "softmax")});
-    model->compile("sgd", "sparse_categorical_crossentropy");
-  }
+  const auto model = dense_bn_dense(strategy, first, bn);
   REQUIRE(bn->moving_mean().is_mirrored());
   // The first layer's outputs, each replica's half, before the step changes the kernel.
   const Tensor hidden =
@@ -336,15 +341,9 @@ TEST_CASE("keras SyncBatchNormalization: the global batch's statistics, Keras 2'
   keras::backend::clear_session();
   const Data data = make_data(8, {4}, 3);
   MirroredStrategy strategy({"GPU:0", "GPU:1"});
-  std::shared_ptr<keras::Sequential> model;
   auto bn = std::make_shared<layers::SyncBatchNormalization>();
   auto first = std::make_shared<layers::Dense>(6, "linear", with_input({4}));
-  {
-    auto scope = strategy.scope();
-    model = std::make_shared<keras::Sequential>(std::vector<std::shared_ptr<keras::Layer>>{
-        first, bn, std::make_shared<layers::Dense>(3, "softmax")});
-    model->compile("sgd", "sparse_categorical_crossentropy");
-  }
+  const auto model = dense_bn_dense(strategy, first, bn);
   CHECK(bn->name() == "sync_batch_normalization");
   CHECK(bn->class_name() == "SyncBatchNormalization");
   CHECK(bn->synchronized());

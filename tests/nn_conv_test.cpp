@@ -514,6 +514,51 @@ TEST_CASE("integer max_pool2d has no gradient and AvgPool and MaxPoolGrad stay f
 }
 
 #if defined(EAGLE_WITH_ONEDNN)
+namespace {
+
+// got within 1e-5 of want, relative to each value plus the largest |want|.
+bool close(const std::vector<float>& got, const std::vector<float>& want) {
+  double scale = 0;
+  for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
+  }
+  return true;
+}
+
+// SAME's padding (before, after) of one dimension, as conv_ops.cpp computes it; none for VALID.
+std::pair<std::int64_t, std::int64_t> pads(bool same, std::int64_t in, std::int64_t out,
+                                           std::int64_t stride, std::int64_t extent) {
+  const std::int64_t total = same ? std::max<std::int64_t>(0, (out - 1) * stride + extent - in) : 0;
+  return {total / 2, total - total / 2};
+}
+
+// oneDNN's Conv2D and both backprops against the reference kernels for geometry `a` (its padding
+// filled in here), and the op's own result y against the reference.
+void check_conv_against_reference(eagle::ops::Conv2DAttrs a, const std::vector<float>& x,
+                                  const std::vector<float>& f, const std::vector<float>& dy,
+                                  const Tensor& y) {
+  const std::int64_t eh = (a.filter_height - 1) * a.dilation_h + 1;
+  const std::int64_t ew = (a.filter_width - 1) * a.dilation_w + 1;
+  std::tie(a.pad_top, a.pad_bottom) = pads(a.same, a.in_height, a.out_height, a.stride_h, eh);
+  std::tie(a.pad_left, a.pad_right) = pads(a.same, a.in_width, a.out_width, a.stride_w, ew);
+  std::vector<float> ref(y.num_elements()), dnn(y.num_elements());
+  eagle::cpu::reference::conv2d(a, x.data(), f.data(), ref.data());
+  eagle::cpu::onednn::conv2d(a, x.data(), f.data(), dnn.data());
+  CHECK(close(dnn, ref));
+  CHECK(close(y.to_vector<float>(), ref));
+  std::vector<float> ref_dx(x.size()), dnn_dx(x.size());
+  eagle::cpu::reference::conv2d_backprop_input(a, f.data(), dy.data(), ref_dx.data());
+  eagle::cpu::onednn::conv2d_backprop_input(a, f.data(), dy.data(), dnn_dx.data());
+  CHECK(close(dnn_dx, ref_dx));
+  std::vector<float> ref_df(f.size()), dnn_df(f.size());
+  eagle::cpu::reference::conv2d_backprop_filter(a, x.data(), dy.data(), ref_df.data());
+  eagle::cpu::onednn::conv2d_backprop_filter(a, x.data(), dy.data(), dnn_df.data());
+  CHECK(close(dnn_df, ref_df));
+}
+
+}  // namespace
+
 TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
   std::mt19937 rng(17);
   std::uniform_int_distribution<int> small(1, 4), size(1, 12), kernel(1, 4);
@@ -522,14 +567,6 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
     std::vector<float> v(static_cast<std::size_t>(n));
     for (float& x : v) x = value(rng);
     return v;
-  };
-  auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
-    double scale = 0;
-    for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
-    }
-    return true;
   };
   for (int trial = 0; trial < 60; ++trial) {
     const std::int64_t n = small(rng), c = small(rng), o = small(rng);
@@ -555,27 +592,7 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
                                     options.dilations[1],
                                     // SAME's padding, as conv_ops.cpp computes it
                                     0, 0, 0, 0, options.padding == "SAME"};
-    auto pads = [&](std::int64_t in, std::int64_t out, std::int64_t s, std::int64_t e) {
-      const std::int64_t total =
-          options.padding == "SAME" ? std::max<std::int64_t>(0, (out - 1) * s + e - in) : 0;
-      return std::pair<std::int64_t, std::int64_t>{total / 2, total - total / 2};
-    };
-    eagle::ops::Conv2DAttrs g = a;
-    std::tie(g.pad_top, g.pad_bottom) = pads(h, g.out_height, g.stride_h, eh);
-    std::tie(g.pad_left, g.pad_right) = pads(w, g.out_width, g.stride_w, ew);
-    std::vector<float> ref(y.num_elements()), dnn(y.num_elements());
-    eagle::cpu::reference::conv2d(g, x.data(), f.data(), ref.data());
-    eagle::cpu::onednn::conv2d(g, x.data(), f.data(), dnn.data());
-    CHECK(close(dnn, ref));
-    CHECK(close(y.to_vector<float>(), ref));
-    std::vector<float> ref_dx(x.size()), dnn_dx(x.size());
-    eagle::cpu::reference::conv2d_backprop_input(g, f.data(), dy.data(), ref_dx.data());
-    eagle::cpu::onednn::conv2d_backprop_input(g, f.data(), dy.data(), dnn_dx.data());
-    CHECK(close(dnn_dx, ref_dx));
-    std::vector<float> ref_df(f.size()), dnn_df(f.size());
-    eagle::cpu::reference::conv2d_backprop_filter(g, x.data(), dy.data(), ref_df.data());
-    eagle::cpu::onednn::conv2d_backprop_filter(g, x.data(), dy.data(), dnn_df.data());
-    CHECK(close(dnn_df, ref_df));
+    check_conv_against_reference(a, x, f, dy, y);
 
     // Pooling with the same input: windows of kh x kw, strides as above.
     const eagle::nn::Pool2DOptions pool{{kh, kw}, options.strides, options.padding};
@@ -596,8 +613,8 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
                               0,
                               0,
                               options.padding == "SAME"};
-    std::tie(p.pad_top, p.pad_bottom) = pads(h, p.out_height, p.stride_h, kh);
-    std::tie(p.pad_left, p.pad_right) = pads(w, p.out_width, p.stride_w, kw);
+    std::tie(p.pad_top, p.pad_bottom) = pads(p.same, h, p.out_height, p.stride_h, kh);
+    std::tie(p.pad_left, p.pad_right) = pads(p.same, w, p.out_width, p.stride_w, kw);
     const std::vector<float> dp = random(pooled.num_elements());
     std::vector<float> r(pooled.num_elements()), d(pooled.num_elements());
     eagle::cpu::reference::max_pool(p, x.data(), r.data());
@@ -624,14 +641,6 @@ TEST_CASE("oneDNN agrees with the reference kernels on random grouped convolutio
     std::vector<float> v(static_cast<std::size_t>(n));
     for (float& x : v) x = value(rng);
     return v;
-  };
-  auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
-    double scale = 0;
-    for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
-    }
-    return true;
   };
   int run = 0;
   for (int trial = 0; trial < 40; ++trial) {
@@ -674,26 +683,7 @@ TEST_CASE("oneDNN agrees with the reference kernels on random grouped convolutio
                               0,
                               options.padding == "SAME",
                               groups};
-    auto pads = [&](std::int64_t in, std::int64_t out, std::int64_t s, std::int64_t e) {
-      const std::int64_t total =
-          options.padding == "SAME" ? std::max<std::int64_t>(0, (out - 1) * s + e - in) : 0;
-      return std::pair<std::int64_t, std::int64_t>{total / 2, total - total / 2};
-    };
-    std::tie(a.pad_top, a.pad_bottom) = pads(h, a.out_height, a.stride_h, eh);
-    std::tie(a.pad_left, a.pad_right) = pads(w, a.out_width, a.stride_w, ew);
-    std::vector<float> ref(y.num_elements()), dnn(y.num_elements());
-    eagle::cpu::reference::conv2d(a, x.data(), f.data(), ref.data());
-    eagle::cpu::onednn::conv2d(a, x.data(), f.data(), dnn.data());
-    CHECK(close(dnn, ref));
-    CHECK(close(y.to_vector<float>(), ref));
-    std::vector<float> ref_dx(x.size()), dnn_dx(x.size());
-    eagle::cpu::reference::conv2d_backprop_input(a, f.data(), dy.data(), ref_dx.data());
-    eagle::cpu::onednn::conv2d_backprop_input(a, f.data(), dy.data(), dnn_dx.data());
-    CHECK(close(dnn_dx, ref_dx));
-    std::vector<float> ref_df(f.size()), dnn_df(f.size());
-    eagle::cpu::reference::conv2d_backprop_filter(a, x.data(), dy.data(), ref_df.data());
-    eagle::cpu::onednn::conv2d_backprop_filter(a, x.data(), dy.data(), dnn_df.data());
-    CHECK(close(dnn_df, ref_df));
+    check_conv_against_reference(a, x, f, dy, y);
   }
   CHECK(run >= 20);
 }
@@ -722,14 +712,6 @@ TEST_CASE(
     std::vector<float> v(static_cast<std::size_t>(n));
     for (float& x : v) x = value(rng);
     return v;
-  };
-  auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
-    double scale = 0;
-    for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
-    }
-    return true;
   };
   // x [37, 9, 8, 20], filter [3, 3, 20, 24], strides 1, SAME (pads 1 on each side); pools 2x2/2.
   const eagle::ops::Conv2DAttrs a{37, 9, 8, 20, 3, 3, 24, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, true};

@@ -63,13 +63,8 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
   std::vector<int> axes(static_cast<std::size_t>(x.rank() - 1));
   std::iota(axes.begin(), axes.end(), 0);
   const nn::Moments m = nn::moments(x, axes);
-  {
-    // Keras 2's _assign_moving_average: moving -= (moving - batch) * (1 - momentum).
-    const double decay = 1.0 - options_.momentum;
-    update_moving_statistics(
-        Tensor(moving_mean_) - (Tensor(moving_mean_) - m.mean) * decay,
-        Tensor(moving_variance_) - (Tensor(moving_variance_) - m.variance) * decay, x.shape()[0]);
-  }
+  update_moving_statistics(moved(moving_mean_, m.mean), moved(moving_variance_, m.variance),
+                           x.shape()[0]);
   return nn::batch_normalization(x, m.mean, m.variance, beta, gamma, options_.epsilon);
 }
 
@@ -89,29 +84,19 @@ Tensor BatchNormalization::call_synchronized(const Tensor& x, const Tensor& gamm
   }
   const Tensor mean = sums[0] / sums[2];
   const Tensor variance = maximum(sums[1] / sums[2] - square(mean), zeros({channels}));
-  {
-    // Equal on every replica (the all-reduced sums are bit-identical copies): each replica moves
-    // its own components, with Keras 2's _assign_moving_average.
-    const double decay = 1.0 - options_.momentum;
-    const Tensor new_mean = Tensor(moving_mean_) - (Tensor(moving_mean_) - mean) * decay;
-    const Tensor new_variance =
-        Tensor(moving_variance_) - (Tensor(moving_variance_) - variance) * decay;
-    if (replica != nullptr && moving_mean_.is_mirrored()) {
-      // This process's component (under a MultiWorkerMirroredStrategy the context's id is global).
-      const auto r =
-          static_cast<std::size_t>(distribute::detail::current_replica_thread()->replica_id);
-      moving_mean_.components()[r].assign(new_mean);
-      moving_variance_.components()[r].assign(new_variance);
-    } else {
-      moving_mean_.assign(new_mean);
-      moving_variance_.assign(new_variance);
-    }
-  }
+  // Equal on every replica (the all-reduced sums are bit-identical copies): no second collective.
+  update_moving_statistics(moved(moving_mean_, mean), moved(moving_variance_, variance), count,
+                           /*same_on_every_replica=*/true);
   return nn::batch_normalization(x, mean, variance, beta, gamma, options_.epsilon);
 }
 
+Tensor BatchNormalization::moved(const Variable& moving, const Tensor& batch) const {
+  // Keras 2's _assign_moving_average: moving -= (moving - batch) * (1 - momentum).
+  return Tensor(moving) - (Tensor(moving) - batch) * (1.0 - options_.momentum);
+}
+
 void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tensor& variance,
-                                                  std::int64_t batch) {
+                                                  std::int64_t batch, bool same_on_every_replica) {
   // Assignments have no gradient: a recording tape keeps nothing for them.
   distribute::detail::ReplicaThread* replica = distribute::detail::current_replica_thread();
   if (replica == nullptr || !moving_mean_.is_mirrored()) {
@@ -120,9 +105,13 @@ void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tens
     return;
   }
   // In a mirrored model's replica: the mean over the replicas of their new statistics, the same
-  // on every component (Note [Keras fit under a MirroredStrategy]).
-  const std::vector<Tensor> averaged = distribute::detail::all_reduce_mean(
-      *replica, {mean, variance}, {moving_mean_.name(), moving_variance_.name()}, batch > 0);
+  // on every component (Note [Keras fit under a MirroredStrategy]). replica_id indexes this
+  // process's components (under a MultiWorkerMirroredStrategy the context's id is global).
+  const std::vector<Tensor> averaged =
+      same_on_every_replica ? std::vector<Tensor>{mean, variance}
+                            : distribute::detail::all_reduce_mean(
+                                  *replica, {mean, variance},
+                                  {moving_mean_.name(), moving_variance_.name()}, batch > 0);
   const auto r = static_cast<std::size_t>(replica->replica_id);
   moving_mean_.components()[r].assign(averaged[0]);
   moving_variance_.components()[r].assign(averaged[1]);

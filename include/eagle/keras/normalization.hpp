@@ -53,9 +53,13 @@ class BatchNormalization : public Layer {
  private:
   // Training with the global batch's statistics (options_.synchronized).
   Tensor call_synchronized(const Tensor& x, const Tensor& gamma, const Tensor& beta);
-  // Assigns the new moving statistics; in a mirrored model's replica, their mean over the replicas
-  // (each replica's own batch statistics, TensorFlow's MEAN aggregation of the moving statistics).
-  void update_moving_statistics(const Tensor& mean, const Tensor& variance, std::int64_t batch);
+  // Keras 2's moving average of one statistic toward the batch's.
+  Tensor moved(const Variable& moving, const Tensor& batch) const;
+  // Assigns the new moving statistics; in a mirrored model's replica, to its own components, their
+  // mean over the replicas (each replica's own batch statistics, TensorFlow's MEAN aggregation of
+  // the moving statistics) unless they are the same on every replica already (synchronized).
+  void update_moving_statistics(const Tensor& mean, const Tensor& variance, std::int64_t batch,
+                                bool same_on_every_replica = false);
 
   BatchNormalizationOptions options_;
   Variable gamma_, beta_, moving_mean_, moving_variance_;
