@@ -21,6 +21,7 @@
 #include "eagle/eagle.hpp"
 #include "io/keras_weights_file.hpp"
 #include "json_reader.hpp"
+#include "keras_test_support.hpp"
 
 namespace {
 
@@ -33,21 +34,7 @@ const std::string kWeights = std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn.weights
 const std::string kPredictions = std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn_predictions.json";
 constexpr std::int64_t kImages = 8;
 
-// samples/fashion_mnist_cnn.cpp's model.
-std::unique_ptr<keras::Sequential> seed_cnn() {
-  auto model = std::make_unique<keras::Sequential>();
-  layers::Conv2DOptions first;
-  first.input_shape = keras::TensorShape{28, 28, 1};
-  model->add(layers::Conv2D(32, 3, "relu", first));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::Flatten());
-  model->add(layers::Dense(64, "relu"));
-  model->add(layers::Dense(10, "softmax"));
-  return model;
-}
+using eagle_test::seed_cnn;
 
 // tests/tools/keras_cnn_model.py's formula images: flat element i (from `first`) is
 // ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.

@@ -25,6 +25,7 @@
 #include "io/keras_weights_file.hpp"
 #include "io/zip_archive.hpp"
 #include "json_reader.hpp"
+#include "keras_test_support.hpp"
 #include "temp_files.hpp"
 
 namespace {
@@ -262,17 +263,7 @@ TEST_CASE("Sequential::save writes a .keras file load_model reads back") {
 TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
   if (!eagle::io::keras_weights_supported()) return;
   TempDir dir("eagle_keras_file_test");
-  auto model = std::make_unique<keras::Sequential>();
-  layers::Conv2DOptions first;
-  first.input_shape = keras::TensorShape{28, 28, 1};
-  model->add(layers::Conv2D(32, 3, "relu", first));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::Flatten());
-  model->add(layers::Dense(64, "relu"));
-  model->add(layers::Dense(10, "softmax"));
+  auto model = eagle_test::seed_cnn();
   model->load_weights(std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn.weights.h5");
   const std::string path = dir.file("seed_cnn.keras");
   model->save(path);
