@@ -30,6 +30,8 @@ struct Options {
   // Run only some cases (for profiling): those whose name contains `filter`, or the one case
   // whose "<case>/<size>" equals it.
   std::string filter;
+  // The device the program's work runs on, for the programs that take one (empty: their own).
+  std::string device;
 
   bool selected(const std::string& name, long long size) const {
     return filter.empty() || name.find(filter) != std::string::npos ||
@@ -61,7 +63,8 @@ inline void print_usage(const char* prog) {
       "  --reps N    timed repetitions per case (default 30; 10 with --quick)\n"
       "  --warmup N  untimed repetitions before timing (default 2; 1 with --quick)\n"
       "  --threads N threads per op (default: the CPUs this process may run on)\n"
-      "  --filter T  only cases whose name contains T, or whose \"<case>/<size>\" is T\n",
+      "  --filter T  only cases whose name contains T, or whose \"<case>/<size>\" is T\n"
+      "  --device D  the device to run on, where the program takes one (e.g. /GPU:0)\n",
       prog);
 }
 
@@ -90,6 +93,12 @@ inline Options parse_args(int argc, char** argv) {
         std::exit(2);
       }
       o.filter = argv[++i];
+    } else if (a == "--device") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "--device needs a value\n");
+        std::exit(2);
+      }
+      o.device = argv[++i];
     } else if (a == "--help" || a == "-h") {
       print_usage(argv[0]);
       std::exit(0);

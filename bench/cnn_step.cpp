@@ -57,7 +57,12 @@ int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
   const int threads = opt.threads_or_available();
   eagle::config::threading::set_intra_op_parallelism_threads(threads);
-  auto cpu = eagle::device("/CPU:0");
+  // --device /GPU:0: the same steps on a GPU, each ending with the loss read back (a sync), so a
+  // step's time is its device time, as a PyTorch step timed with a synchronize is
+  // (bench/cnn_step_torch.py).
+  const std::string device_name = opt.device.empty() ? "/CPU:0" : opt.device;
+  auto scope = eagle::device(device_name);
+  const bool sync_each_step = device_name.find("GPU") != std::string::npos;
 
   bench::Reporter rep;
   for (const std::int64_t batch : {32LL, 128LL}) {
@@ -77,7 +82,9 @@ int main(int argc, char** argv) {
     const double keras_first = keras_model->train_on_batch(images, labels)[0];
     const auto stats =
         bench::measure_interleaved({[&] { keras_model->train_on_batch(images, labels); },
-                                    [&] { train_step(model, optimizer, images, labels, false); }},
+                                    [&] {
+                                      train_step(model, optimizer, images, labels, sync_each_step);
+                                    }},
                                    warmup, reps);
     const float last_loss = train_step(model, optimizer, images, labels, true);
     const double keras_last = keras_model->train_on_batch(images, labels)[0];
@@ -93,7 +100,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 2; ++k) {
       bench::Record r;
       r.set("case", "cnn_step").set("impl", impls[k]).set("size", static_cast<long long>(batch));
-      r.set(stats[static_cast<std::size_t>(k)]).set("threads", threads);
+      r.set(stats[static_cast<std::size_t>(k)]).set("threads", threads).set("device", device_name);
       r.set("first_loss", losses[k][0]).set("last_loss", losses[k][1]);
       rep.emit(std::move(r));
     }

@@ -26,6 +26,8 @@ CASE_ORDER = (
     "reduce_sum_axis1",
     "softmax",
     "matmul",
+    "cnn_step",
+    "cnn_train_on_batch",
 )
 
 
@@ -42,6 +44,12 @@ def load(paths):
             except json.JSONDecodeError:
                 continue
             if isinstance(r, dict) and "case" in r and "impl" in r:
+                # bench_cnn_step --device /GPU:0: the tape step is the peer of PyTorch's
+                # hand-written step; train_on_batch (Keras's API) gets a row of its own.
+                if r["impl"] == "eagle_tape":
+                    r = dict(r, impl="eagle", dtype="float32")
+                elif r["impl"] == "eagle_keras":
+                    r = dict(r, impl="eagle", case="cnn_train_on_batch", dtype="float32")
                 recs.append(r)
     return recs
 

@@ -9,7 +9,12 @@
 #
 # or simply run scripts/gpu_check.sh, which does that when .deps/ exists.
 #
-#   scripts/fetch_deps.sh [--keep-debs DIR]
+#   scripts/fetch_deps.sh [--keep-debs DIR] [--pack]
+#
+# --pack also writes .deps.tar.gz (what `run`'s carry takes to a GPU machine: OpenBLAS compresses
+# from 36 to 12 MiB) with Fashion-MNIST's four files under data/fashion-mnist when this machine
+# has them (Debian's dataset-fashion-mnist), for the GPU check's training runs. gpu_check.sh
+# unpacks it when .deps/ is absent.
 #
 # Needs apt-get (a Debian 12 "bookworm" machine; the libraries then need glibc >= 2.34 where they
 # run). Idempotent: every run rebuilds .deps/ from scratch (atomically: a failed run leaves the
@@ -20,9 +25,11 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$repo/.deps"
 limit_mib=64
 keep_debs=""
+pack=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --keep-debs) keep_debs="$2"; shift 2 ;;
+    --pack) pack=1; shift ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -35,8 +42,10 @@ arch="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-
 # meta packages; libfmt9 is needed because fmt's CMake targets file checks that libfmt.so.9
 # exists (eagle itself uses fmt header-only). ninja-build is optional (gpu_check.sh falls back to
 # Makefiles when the carried ninja does not run).
+# zlib (the IDX reader's gzip) is in most images' /lib but its header rarely is.
 packages=(libxtensor-dev xtl-dev libxsimd-dev libfmt-dev libfmt9 catch2
-          libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0 ninja-build)
+          libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0 ninja-build
+          zlib1g zlib1g-dev)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/eagle-deps.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -75,6 +84,17 @@ for f in cblas.h f77blas.h openblas_config.h; do
   [[ -e "$inc/openblas-pthread/$f" ]] || { echo "fetch_deps: missing openblas-pthread/$f" >&2; exit 1; }
   ln -sfn "openblas-pthread/$f" "$inc/$f"
 done
+
+# zlib1g puts the library in /lib/<arch> and zlib1g-dev points libz.so at it by an absolute path:
+# move the library beside the others and point the link at it relatively.
+if [[ -d "$stage/lib/$arch" ]]; then
+  mv "$stage/lib/$arch"/libz.so* "$lib/"
+  rm -rf "$stage/lib"
+fi
+zlib_real="$(cd "$lib" && ls libz.so.1.* | head -1)"
+ln -sfn "$zlib_real" "$lib/libz.so"
+ln -sfn "$zlib_real" "$lib/libz.so.1"
+rm -f "$lib/libz.a"
 
 # Prune what a build never reads: documentation, manual pages, editor and shell files, lintian
 # overrides, pkg-config and OpenBLAS's own CMake files (FindBLAS does not use them; they hold
@@ -140,4 +160,19 @@ cat "$dest/MANIFEST"
 if ((size_kib > limit_mib * 1024)); then
   echo "fetch_deps: over the $limit_mib MiB limit" >&2
   exit 1
+fi
+
+if [[ $pack == 1 ]]; then
+  data_src=/usr/share/datasets/fashion-mnist
+  data_stage="$work/data"
+  with_data=""
+  if [[ -f "$data_src/train-images-idx3-ubyte.gz" ]]; then
+    mkdir -p "$data_stage/data/fashion-mnist"
+    cp "$data_src"/*-ubyte.gz "$data_stage/data/fashion-mnist/"
+    with_data=" with $data_src"
+  fi
+  # data/ goes inside .deps/ in the archive: gpu_check.sh finds it at .deps/data/fashion-mnist.
+  tar -czf "$repo/.deps.tar.gz" -C "$repo" .deps \
+    ${with_data:+--transform 's,^data,.deps/data,' -C "$data_stage" data}
+  echo "fetch_deps: $repo/.deps.tar.gz$with_data: $(du -sh "$repo/.deps.tar.gz" | cut -f1)"
 fi

@@ -3,8 +3,9 @@
 # tests, the GPU tests under compute-sanitizer, and the GPU benchmarks beside PyTorch and CuPy.
 # Run from the repository root:
 #
-#   scripts/gpu_check.sh [--quick] [--skip-sanitizer] [--skip-bench] [--skip-ctest]
-#                        [--ctest-jobs N] [--time-limit S] [--cuda-arch A] [--build-dir DIR]
+#   scripts/gpu_check.sh [--quick] [--gpu-only] [--skip-sanitizer] [--skip-bench] [--skip-ctest]
+#                        [--skip-training] [--skip-build] [--ctest-jobs N] [--time-limit S]
+#                        [--cuda-arch A] [--build-dir DIR]
 #
 #   --quick           benchmarks in quick mode (10 reps, add at 2^26 instead of 2^28), tests and
 #                     sanitized entries time out after 180 s instead of 600, and a time limit of
@@ -12,6 +13,11 @@
 #   --skip-sanitizer  no compute-sanitizer runs
 #   --skip-bench      no benchmarks
 #   --skip-ctest      no ctest runs (to split the work over two calls)
+#   --gpu-only        build only what the GPU steps run (the library, the gpu-labelled tests, the
+#                     samples, the GPU benchmarks) and skip the whole-suite ctest: the CPU tests
+#                     are CI's; this saves most of the build on a leased machine
+#   --skip-training   no training runs (the seed CNN on Fashion-MNIST on GPU:0, seed 003)
+#   --skip-build      reuse the build folder as it is (a second call on the same machine)
 #   --time-limit S    stop starting steps, and cut the running one short, S seconds after the
 #                     start, leaving time for the summary (0: none; the default without --quick)
 #   --ctest-jobs N    parallel ctest jobs (default: every core). The CPU-labelled tests hide
@@ -39,6 +45,9 @@ quick=0
 skip_sanitizer=0
 skip_bench=0
 skip_ctest=0
+gpu_only=0
+skip_training=0
+skip_build=0
 ctest_jobs=""
 time_limit=""
 cuda_arch=""
@@ -51,9 +60,12 @@ while [[ $# -gt 0 ]]; do
     --ctest-jobs) ctest_jobs="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --skip-ctest) skip_ctest=1; shift ;;
+    --gpu-only) gpu_only=1; shift ;;
+    --skip-training) skip_training=1; shift ;;
+    --skip-build) skip_build=1; shift ;;
     --time-limit) time_limit="$2"; shift 2 ;;
     --cuda-arch) cuda_arch="$2"; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -139,7 +151,8 @@ write_summary() {
          "$(git -C "$repo" status --porcelain 2>/dev/null | grep -q . && echo '(local changes)')"
     echo "host: $(uname -n), $jobs cores; GPU: ${gpu_desc:-none found}; options:" \
          "quick=$quick skip_sanitizer=$skip_sanitizer skip_bench=$skip_bench" \
-         "skip_ctest=$skip_ctest time_limit=$time_limit"
+         "skip_ctest=$skip_ctest gpu_only=$gpu_only skip_training=$skip_training" \
+         "time_limit=$time_limit"
     echo
     printf '%-22s %-5s %6s  %s\n' step result secs note
     local i
@@ -221,6 +234,17 @@ if [[ -n "${LD_LIBRARY_PATH+set}" ]]; then
 else
   peer_env+=(-u LD_LIBRARY_PATH)
 fi
+# scripts/fetch_deps.sh --pack's archive travels compressed; unpack it once.
+if [[ ! -f "$repo/.deps/env.sh" && -f "$repo/.deps.tar.gz" ]]; then
+  echo "unpacking $repo/.deps.tar.gz"
+  tar -xzf "$repo/.deps.tar.gz" -C "$repo" || status=FAIL
+fi
+# Fashion-MNIST for the training runs: the packed copy, else Debian's (the samples' default).
+if [[ -z "${EAGLE_DATA_DIR:-}" && -f "$repo/.deps/data/fashion-mnist/train-images-idx3-ubyte.gz" ]]
+then
+  export EAGLE_DATA_DIR="$repo/.deps/data/fashion-mnist"
+  echo "EAGLE_DATA_DIR=$EAGLE_DATA_DIR"
+fi
 if [[ -f "$repo/.deps/env.sh" ]]; then
   # shellcheck source=/dev/null
   source "$repo/.deps/env.sh"
@@ -245,6 +269,24 @@ if [[ -f "$repo/.deps/env.sh" ]]; then
 else
   note="system packages (no .deps/)"
   echo "no .deps/: using the system's packages (scripts/install_deps.sh)"
+fi
+# cuDNN, NCCL and cuBLAS where an image has them only as NVIDIA's Python wheels (PyTorch's): their
+# lib/ folders go last on the library path (eagle dlopens them by soname), and the wheel's cuDNN
+# headers serve the build when the toolkit has none.
+nvidia_py="$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)"
+if [[ -n "$nvidia_py" ]]; then
+  for pkg in cudnn nccl cublas; do
+    if [[ -d "$nvidia_py/$pkg/lib" ]]; then
+      export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nvidia_py/$pkg/lib"
+    fi
+  done
+  cuda_include="$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")/../include"
+  if [[ ! -f "$cuda_include/cudnn_version.h" && -f "$nvidia_py/cudnn/include/cudnn_version.h" ]]
+  then
+    cmake_args+=("-DEAGLE_CUDNN_ROOT=$nvidia_py/cudnn")
+    echo "cuDNN's headers from $nvidia_py/cudnn (the toolkit has none)"
+  fi
+  echo "NVIDIA wheels: $nvidia_py; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 fi
 cmake_version="$(cmake --version 2>/dev/null | head -1 | grep -o '[0-9][0-9.]*')"
 echo "cmake: ${cmake_version:-not found}"
@@ -287,8 +329,21 @@ else
 fi
 
 begin "c: build"
-if [[ $configured == 1 ]]; then
-  if guarded cmake --build "$build" -j "$jobs" >"$report/build.log" 2>&1; then
+# --gpu-only: what steps d to g run, not the CPU suite.
+build_targets=()
+if [[ $gpu_only == 1 ]]; then
+  build_targets=(--target eagle backend_ops_test cuda_runtime_test cuda_nccl_test cuda_smoke_test
+                 log_device_placement manual_placement soft_placement memory_growth memory_limit
+                 visible_devices virtual_gpus multi_gpu_towers tour linear_regression
+                 custom_training_loop keras_mlp fashion_mnist_cnn multi_gpu_towers_training
+                 sync_vs_async bench_gpu_ops bench_cnn_step)
+fi
+if [[ $skip_build == 1 && $configured == 1 && -f "$build/bench/bench_gpu_ops" ]]; then
+  built=1
+  end "c: build" SKIP "--skip-build: the build folder as it is"
+elif [[ $configured == 1 ]]; then
+  if guarded cmake --build "$build" -j "$jobs" "${build_targets[@]}" >"$report/build.log" 2>&1
+  then
     built=1
     warnings="$(grep -c 'warning:' "$report/build.log")"
     end "c: build" PASS "$jobs jobs; $warnings warning lines"
@@ -328,6 +383,8 @@ EOF
 begin "d: ctest (all)"
 if [[ $skip_ctest == 1 ]]; then
   end "d: ctest (all)" SKIP "--skip-ctest"
+elif [[ $gpu_only == 1 ]]; then
+  end "d: ctest (all)" SKIP "--gpu-only"
 elif out_of_time "d: ctest (all)"; then
   :
 elif [[ $built == 1 ]]; then
@@ -367,6 +424,61 @@ else
   end "d: ctest -L gpu" SKIP "not built"
 fi
 
+begin "d: ctest -L sample"
+if [[ $skip_ctest == 1 ]]; then
+  end "d: ctest -L sample" SKIP "--skip-ctest"
+elif out_of_time "d: ctest -L sample"; then
+  :
+elif [[ $built == 1 ]]; then
+  # The samples take the real GPU here (those that pin simulated GPUs keep them).
+  (cd "$build" && guarded ctest -L sample --output-on-failure --timeout "$test_timeout" \
+     -j "$ctest_jobs" --output-junit "$report/ctest_sample.xml") >"$report/ctest_sample.log" 2>&1
+  rc=$?
+  counts="$(junit_counts "$report/ctest_sample.xml")"
+  grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(Subprocess|\(Not Run\)' \
+    "$report/ctest_sample.log" | sed 's/^/    /' | head -30
+  if [[ $rc == 0 ]]; then
+    end "d: ctest -L sample" PASS "$counts"
+  else
+    end "d: ctest -L sample" FAIL "$(cut_note $rc)$counts"
+  fi
+else
+  end "d: ctest -L sample" SKIP "not built"
+fi
+
+# ---- (g) training on the GPU ------------------------------------------------------------------
+# train NAME LOG ARGS...: the seed CNN sample with ARGS; its epochs, timings and accuracy shown.
+train() {
+  local name="$1" log="$2"
+  shift 2
+  begin "g: $name"
+  if [[ $skip_training == 1 ]]; then
+    end "g: $name" SKIP "--skip-training"
+    return
+  fi
+  if [[ $built != 1 ]]; then
+    end "g: $name" SKIP "not built"
+    return
+  fi
+  out_of_time "g: $name" && return
+  # At most 240 s a run: a slow GPU path must leave time for the sanitizers.
+  guarded timeout -k 5 240 "$build/samples/fashion_mnist_cnn" --save "" --seed 1 "$@" >"$log" 2>&1
+  local rc=$?
+  # Keras's bar rewrites its line with \r; the last state of each line is what a terminal shows.
+  sed 's/.*\r//' "$log" | grep -E 'Epoch|/step|Test|Fashion|Mirrored|replica|Error|error' |
+    sed 's/^/    /' | tail -30
+  local acc
+  acc="$(grep -o 'test accuracy: [0-9.]*' "$log" | tail -1)"
+  if [[ $rc == 0 ]]; then
+    end "g: $name" PASS "${acc:-no accuracy printed}"
+  else
+    end "g: $name" FAIL "$(cut_note $rc)exit $rc; ${acc:-no accuracy printed}"
+  fi
+}
+train "seed CNN on GPU:0" "$report/train_gpu0.log" --device /GPU:0 --epochs 5 --min-accuracy 0.88
+train "seed 003 mirrored" "$report/train_seed003.log" --virtual-gpus 2 --strategy mirrored \
+  --epochs 1 --min-accuracy 0.80
+
 # ---- (e) compute-sanitizer ---------------------------------------------------------------------
 for tool in memcheck racecheck; do
   begin "e: $tool"
@@ -380,6 +492,7 @@ for tool in memcheck racecheck; do
   fi
   out_of_time "e: $tool" && continue
   guarded python3 "$repo/scripts/gpu_sanitize.py" --build "$build" --tool "$tool" --label gpu \
+    --whole-binary backend_ops_test \
     --timeout "$test_timeout" >"$report/sanitizer_$tool.log" 2>&1
   rc=$?
   sed 's/^/    /' "$report/sanitizer_$tool.log" | tail -40
@@ -433,6 +546,12 @@ else
     begin "f: bench eagle"
     end "f: bench eagle" SKIP "not built"
   fi
+  if [[ $built == 1 ]]; then
+    run_bench "eagle cnn_step" "$report/bench_eagle_cnn.log" "$build/bench/bench_cnn_step" \
+      --device /GPU:0 "${bench_args[@]}"
+  fi
+  run_bench "torch cnn_step" "$report/bench_torch_cnn.log" "${peer_env[@]}" \
+    python3 "$repo/bench/cnn_step_torch.py" "${bench_args[@]}"
   # The peers do not need eagle's build.
   for impl in torch cupy; do
     run_bench "$impl" "$report/bench_$impl.log" "${peer_env[@]}" \

@@ -2,7 +2,7 @@
 """Runs the ctest entries of one label under NVIDIA's compute-sanitizer, one process per entry.
 
     python3 scripts/gpu_sanitize.py --build build/gpu --tool memcheck [--label gpu]
-        [--sanitizer PATH] [--timeout S] [--dry-run]
+        [--whole-binary NAME ...] [--sanitizer PATH] [--timeout S] [--dry-run]
 
 Reads the entries from `ctest -L <label> --show-only=json-v1` (the command, the working
 directory, ENVIRONMENT, SKIP_RETURN_CODE, DISABLED, WILL_FAIL), and runs each command as
@@ -10,6 +10,11 @@ directory, ENVIRONMENT, SKIP_RETURN_CODE, DISABLED, WILL_FAIL), and runs each co
 sanitizer reports nothing and the program succeeds; it is "not run" when the program exits with
 its SKIP_RETURN_CODE (no GPU) or is DISABLED or WILL_FAIL (a failure it expects would read as a
 sanitizer error). Used by scripts/gpu_check.sh.
+
+--whole-binary NAME: the entries of the Catch2 program NAME (catch_discover_tests' entries, whose
+second word is the test case) run as one process with every case, instead of one process per
+case: the sanitizer's start (loading and instrumenting cuBLAS and cuDNN) is paid once. Only for
+programs whose cases may share a process (not cuda_runtime_test's fresh-runtime cases).
 
 Exit status: 0 all passed (or not run), 1 a failure, 2 no entries or no sanitizer, 3 the
 sanitizer does not support this machine (it said so; e.g. under gVisor: "Device not supported").
@@ -64,6 +69,29 @@ def entries(build, label):
     return tests
 
 
+def merge_whole_binaries(tests, names):
+    """One entry per program in `names`, running all of that program's cases in one process."""
+    merged = []
+    groups = {}
+    for t in tests:
+        cmd = t["command"]
+        name = os.path.basename(cmd[0]) if cmd else ""
+        if name not in names or len(cmd) < 2 or t["disabled"] or t["will_fail"]:
+            merged.append(t)
+            continue
+        g = groups.get(name)
+        if g is None:
+            # Drop the test case's name (the second word); keep the extra arguments.
+            g = dict(t, command=[cmd[0]] + cmd[2:], cases=0)
+            g["name"] = name
+            groups[name] = g
+            merged.append(g)
+        g["cases"] += 1
+    for g in groups.values():
+        g["name"] = f"{g['name']} (its {g['cases']} cases in one process)"
+    return merged
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", required=True)
@@ -74,10 +102,11 @@ def main():
     ap.add_argument("--sanitizer", default="")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per entry")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--whole-binary", action="append", default=[], metavar="NAME")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
 
-    tests = entries(build, args.label)
+    tests = merge_whole_binaries(entries(build, args.label), args.whole_binary)
     if not tests:
         print(f"sanitize: no ctest entries labelled '{args.label}' in {build}")
         return 2
