@@ -498,6 +498,50 @@ TEST_CASE("integer max_pool2d by hand: negative values, SAME padding never wins"
         std::vector<std::int64_t>{-big});
 }
 
+// Note [MaxPool and NaN]: found on an H200, where cuDNN propagated a NaN that oneDNN and the
+// reference had dropped. Every position of a 3x3 window, on 1 and 2 threads (oneDNN takes
+// float32 from 2), every floating dtype and the simulated GPU.
+TEST_CASE("max_pool2d gives NaN for a window holding one wherever it lies, on every kernel") {
+  struct RestoreThreads {
+    ~RestoreThreads() { eagle::cpu::set_intra_op_threads(0); }
+  } restore;
+  REQUIRE_FALSE(eagle::config::list_logical_devices("GPU").empty());
+  const eagle::nn::Pool2DOptions window{{3, 3}, std::array<std::int64_t, 2>{1, 1}, "VALID"};
+  for (int threads : {1, 2}) {
+    eagle::cpu::set_intra_op_threads(threads);
+    for (const char* device : {"/CPU:0", "/GPU:0"}) {
+      for (DType d : {eagle::kFloat32, eagle::kFloat64, eagle::kFloat16, eagle::kBFloat16}) {
+        for (int at = 0; at < 9; ++at) {
+          INFO(threads << " threads, " << device << ", " << eagle::dtype_name(d) << ", NaN at "
+                       << at);
+          // Channel 1 holds the NaN; channel 0 the same values without it.
+          std::vector<float> v(18);
+          for (int i = 0; i < 9; ++i) v[2 * i] = v[2 * i + 1] = 0.25f * static_cast<float>(i % 5);
+          v[2 * at + 1] = NAN;
+          eagle::Tensor y;
+          eagle::Tensor grad;
+          eagle::with_device(device, [&] {
+            const Tensor x = eagle::cast(eagle::constant(v, {1, 3, 3, 2}), d);
+            y = eagle::nn::max_pool2d(x, window);
+            grad = eagle::nn::max_pool_grad(x, y, eagle::ones_like(y), window);
+            return 0;
+          });
+          const std::vector<double> got = eagle::cast(y, eagle::kFloat64).to_vector<double>();
+          CHECK(got[0] == 1.0);
+          CHECK(std::isnan(got[1]));
+          // The gradient goes to the NaN (the first maximum) in channel 1, to the first 1.0
+          // (position 4) in channel 0.
+          const std::vector<double> g = eagle::cast(grad, eagle::kFloat64).to_vector<double>();
+          for (int i = 0; i < 9; ++i) {
+            CHECK(g[static_cast<std::size_t>(2 * i)] == (i == 4 ? 1.0 : 0.0));
+            CHECK(g[static_cast<std::size_t>(2 * i + 1)] == (i == at ? 1.0 : 0.0));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("integer max_pool2d has no gradient and AvgPool and MaxPoolGrad stay floating") {
   const Tensor x = eagle::constant(std::vector<std::int32_t>{1, 4, 3, 2}, {1, 2, 2, 1});
   eagle::GradientTape tape;

@@ -292,6 +292,19 @@ int64_t image_bytes(const ops::Pool2DAttrs& a) {
 
 }  // namespace
 
+// Note [MaxPool and NaN]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// A window holding a NaN pools to NaN on every backend, as eagle's maximum and reduce_max
+// propagate NaN (and PyTorch's max_pool2d does): here by the comparison below; on CUDA by cuDNN's
+// CUDNN_PROPAGATE_NAN; oneDNN's float32 pooling drops NaN, so an input holding one goes to these
+// kernels instead (cpu/conv_kernels.cpp). MaxPoolGrad here routes a window's gradient to its
+// first NaN. (TensorFlow propagates on the GPU only with TF_ENABLE_MAXPOOL_NANPROP, and its CPU
+// result depends on where the NaN lies; a NaN hidden by pooling would hide a diverged model.)
+template <class T>
+bool is_nan(T v) {
+  return v != v;  // false for the integer types
+}
+
 template <class T>
 void max_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
   const int64_t C = a.channels;
@@ -303,7 +316,7 @@ void max_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
       for (int64_t h = w.h0; h < w.h1; ++h) {
         for (int64_t x = w.w0; x < w.w1; ++x) {
           const T* in = input + input_offset(a, n, h, x);
-          for (int64_t c = 0; c < C; ++c) o[c] = in[c] > o[c] ? in[c] : o[c];
+          for (int64_t c = 0; c < C; ++c) o[c] = in[c] > o[c] || is_nan(in[c]) ? in[c] : o[c];
         }
       }
     });
@@ -327,7 +340,8 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const T* input, const T* grad, T* 
         for (int64_t x = w.w0; x < w.w1; ++x) {
           const int64_t at = input_offset(a, n, h, x);
           for (int64_t c = 0; c < C; ++c) {
-            if (input[at + c] > best[c]) {  // strictly: a tie keeps the first maximum
+            // Strictly: a tie keeps the first maximum; the first NaN wins (Note [MaxPool and NaN]).
+            if (input[at + c] > best[c] || (is_nan(input[at + c]) && !is_nan(best[c]))) {
               best[c] = input[at + c];
               where[c] = at + c;
             }
