@@ -86,6 +86,14 @@ std::vector<Sample> reduction_samples(OpId op, DType d) {
           const std::int64_t outs = magnitudes.num_elements();
           const std::int64_t n = outs == 0 ? 0 : x.num_elements() / outs;
           tol = sum_tol(d, n, magnitudes);
+        } else if (op == OpId::kProd && eagle::is_floating(d)) {
+          // Each of the n - 1 products rounds once, whatever their order (a GPU multiplies in
+          // a tree): at most (n - 1) u relative, where nothing underflows.
+          const std::int64_t outs =
+              x.num_elements() == 0 ? 0 : reduce(op, x, axes, keepdims).num_elements();
+          const std::int64_t n = outs == 0 ? 0 : x.num_elements() / outs;
+          tol = float_tol(d);
+          tol.rel += static_cast<double>(n) * accumulation_eps(d);
         }
         out.push_back({what,
                        {x},
