@@ -21,7 +21,12 @@
 // - float32 may use TF32 tensor cores (CUDNN_DEFAULT_MATH) while
 //   config::enable_tensor_float_32_execution is on (TensorFlow's default) and CUDNN_FMA_MATH
 //   otherwise; float16 and bfloat16 accumulate in float32, float64 in float64.
-// - MaxPool uses CUDNN_POOLING_MAX_DETERMINISTIC; AvgPool CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_-
+// - cuDNN has no NHWC algorithm for float64's backprops (seen on an H200 with cuDNN 9: "no
+//   backward data algorithm"), so those run in NCHW, as TensorFlow's GPU kernels run whatever
+//   cuDNN lacks in NHWC: activations transposed to NCHW and the filter to OIHW (cuDNN's NCHW
+//   filter) on the device, the result transposed back. The forward pass has NHWC algorithms.
+// - MaxPool uses CUDNN_POOLING_MAX_DETERMINISTIC and CUDNN_PROPAGATE_NAN (Note [MaxPool and
+//   NaN] in src/cpu/conv_reference.cpp); AvgPool CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_-
 //   PADDING, TensorFlow's divisor for SAME.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -99,24 +104,24 @@ struct TensorDesc {
   const CudnnLibrary& api;
   cudnnTensorDescriptor_t d = nullptr;
   TensorDesc(const CudnnLibrary& a, cudnnDataType_t type, int64_t n, int64_t h, int64_t w,
-             int64_t c)
+             int64_t c, cudnnTensorFormat_t format = CUDNN_TENSOR_NHWC)
       : api(a) {
     EAGLE_CUDNN_CHECK(api.create_tensor(&d));
-    EAGLE_CUDNN_CHECK(api.set_tensor_4d(d, CUDNN_TENSOR_NHWC, type, static_cast<int>(n),
-                                        static_cast<int>(c), static_cast<int>(h),
-                                        static_cast<int>(w)));
+    EAGLE_CUDNN_CHECK(api.set_tensor_4d(d, format, type, static_cast<int>(n), static_cast<int>(c),
+                                        static_cast<int>(h), static_cast<int>(w)));
   }
   ~TensorDesc() { api.destroy_tensor(d); }
 };
 struct FilterDesc {
   const CudnnLibrary& api;
   cudnnFilterDescriptor_t d = nullptr;
-  FilterDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g) : api(a) {
+  FilterDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g,
+             cudnnTensorFormat_t format)
+      : api(a) {
     EAGLE_CUDNN_CHECK(api.create_filter(&d));
-    EAGLE_CUDNN_CHECK(
-        api.set_filter_4d(d, type, CUDNN_TENSOR_NHWC, static_cast<int>(g.out_channels),
-                          static_cast<int>(g.group_in_channels()),
-                          static_cast<int>(g.filter_height), static_cast<int>(g.filter_width)));
+    EAGLE_CUDNN_CHECK(api.set_filter_4d(
+        d, type, format, static_cast<int>(g.out_channels), static_cast<int>(g.group_in_channels()),
+        static_cast<int>(g.filter_height), static_cast<int>(g.filter_width)));
   }
   ~FilterDesc() { api.destroy_filter(d); }
 };
@@ -186,12 +191,12 @@ std::shared_ptr<runtime::TensorImpl> scratch(const LaunchScope& scope, std::size
 }
 
 std::array<int64_t, 20> conv_key(int kind, cudnnDataType_t type, bool tf32,
-                                 const ops::Conv2DAttrs& g) {
+                                 const ops::Conv2DAttrs& g, cudnnTensorFormat_t format) {
   return {kind,           type,           tf32,          g.batch,
           g.in_height,    g.in_width,     g.in_channels, g.filter_height,
           g.filter_width, g.out_channels, g.out_height,  g.out_width,
           g.stride_h,     g.stride_w,     g.dilation_h,  g.dilation_w,
-          g.pad_top,      g.pad_left,     g.groups,      0};
+          g.pad_top,      g.pad_left,     g.groups,      format};
 }
 
 // The workspace an algorithm may take: 1/8 of the device's memory limit, at most 1 GiB.
@@ -218,7 +223,15 @@ std::pair<int, std::size_t> pick(const Perf* perfs, int count, std::size_t limit
 
 enum ConvKind { kForward, kBackwardData, kBackwardFilter };
 
-// Runs one cuDNN convolution call for `kind` with the cached algorithm and a fresh workspace.
+// The layout cuDNN gets for `kind` and T (Note [cuDNN convolutions]): NCHW tensors with OIHW
+// filters for float64's backprops, NHWC with OHWI otherwise.
+template <class T>
+cudnnTensorFormat_t conv_format(ConvKind kind) {
+  return std::is_same_v<T, double> && kind != kForward ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+}
+
+// Runs one cuDNN convolution call for `kind` with the cached algorithm and a fresh workspace;
+// x, y and out are in conv_format<T>(kind)'s layout, w in OHWI (NHWC) or OIHW (NCHW).
 template <class T>
 void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKind kind,
                      const ops::Conv2DAttrs& g, const void* x, const void* w, const void* y,
@@ -228,12 +241,13 @@ void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKin
   CudnnHandle& h = handle_for(scope.device(), op);
   const cudnnDataType_t type = data_type<T>();
   const bool tf32 = runtime::g_tensor_float_32_execution.load(std::memory_order_relaxed);
-  TensorDesc xd(api, type, g.batch, g.in_height, g.in_width, g.in_channels);
-  TensorDesc yd(api, type, g.batch, g.out_height, g.out_width, g.out_channels);
-  FilterDesc wd(api, type, g);
+  const cudnnTensorFormat_t format = conv_format<T>(kind);
+  TensorDesc xd(api, type, g.batch, g.in_height, g.in_width, g.in_channels, format);
+  TensorDesc yd(api, type, g.batch, g.out_height, g.out_width, g.out_channels, format);
+  FilterDesc wd(api, type, g, format);
   ConvDesc cd(api, type, g, tf32);
   std::lock_guard<std::mutex> lock(h.mutex);
-  const auto key = conv_key(kind, type, tf32, g);
+  const auto key = conv_key(kind, type, tf32, g, format);
   auto it = h.algorithms.find(key);
   if (it == h.algorithms.end()) {
     const std::size_t limit = workspace_limit(scope);
@@ -288,6 +302,35 @@ std::shared_ptr<runtime::TensorImpl> to_ohwi(const LaunchScope& scope, const voi
   return out;
 }
 
+// HWIO -> OIHW (cuDNN's NCHW filter layout).
+std::shared_ptr<runtime::TensorImpl> to_oihw(const LaunchScope& scope, const void* hwio,
+                                             const ops::Conv2DAttrs& a, std::size_t element) {
+  auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
+                                                     a.group_in_channels() * a.out_channels) *
+                                element);
+  launch_transpose(scope, hwio,
+                   Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels},
+                   {3, 2, 0, 1}, element, out->data());
+  return out;
+}
+
+// The filter in the layout run_convolution takes for `kind`.
+template <class T>
+std::shared_ptr<runtime::TensorImpl> cudnn_filter(const LaunchScope& scope, const void* hwio,
+                                                  const ops::Conv2DAttrs& a, ConvKind kind) {
+  return conv_format<T>(kind) == CUDNN_TENSOR_NCHW ? to_oihw(scope, hwio, a, sizeof(T))
+                                                   : to_ohwi(scope, hwio, a, sizeof(T));
+}
+
+// [n, h, w, c] -> a new [n, c, h, w] scratch tensor.
+std::shared_ptr<runtime::TensorImpl> nhwc_to_nchw(const LaunchScope& scope, const void* nhwc,
+                                                  int64_t n, int64_t h, int64_t w, int64_t c,
+                                                  std::size_t element) {
+  auto out = scratch(scope, static_cast<std::size_t>(n * h * w * c) * element);
+  launch_transpose(scope, nhwc, Shape{n, h, w, c}, {0, 3, 1, 2}, element, out->data());
+  return out;
+}
+
 bool empty(const KernelContext& ctx) {
   if (ctx.output_shape().num_elements() == 0) return true;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -333,17 +376,29 @@ struct Conv2DBackpropInputKernel {  // inputs: filter, out_backprop
     if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
     const auto& a = ctx.attrs<ops::Conv2DAttrs>();
     const Symmetric s = symmetric(a);
-    const auto filter = to_ohwi(scope, ctx.input(0).data(), a, sizeof(T));
+    const auto filter = cudnn_filter<T>(scope, ctx.input(0).data(), a, kBackwardData);
     std::shared_ptr<runtime::TensorImpl> padded;
     void* dx = out->data();
+    const std::size_t padded_bytes =
+        static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
+        sizeof(T);
     if (s.padded()) {
-      padded = scratch(
-          scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
-                     sizeof(T));
+      padded = scratch(scope, padded_bytes);
       dx = padded->data();
     }
-    run_convolution<T>(ctx, scope, kBackwardData, s.g, nullptr, filter->data(), ctx.input(1).data(),
-                       dx);
+    if (conv_format<T>(kBackwardData) == CUDNN_TENSOR_NCHW) {
+      const auto dy = nhwc_to_nchw(scope, ctx.input(1).data(), a.batch, a.out_height, a.out_width,
+                                   a.out_channels, sizeof(T));
+      const auto dx_nchw = scratch(scope, padded_bytes);
+      run_convolution<T>(ctx, scope, kBackwardData, s.g, nullptr, filter->data(), dy->data(),
+                         dx_nchw->data());
+      launch_transpose(scope, dx_nchw->data(),
+                       Shape{a.batch, a.in_channels, s.g.in_height, s.g.in_width}, {0, 2, 3, 1},
+                       sizeof(T), dx);
+    } else {
+      run_convolution<T>(ctx, scope, kBackwardData, s.g, nullptr, filter->data(),
+                         ctx.input(1).data(), dx);
+    }
     if (s.padded()) {
       copy_into_padded(scope, out->data(), padded->data(), a.batch, a.in_height, a.in_width,
                        a.in_channels, s.extra_h, s.extra_w, sizeof(T), false);
@@ -369,13 +424,29 @@ struct Conv2DBackpropFilterKernel {  // inputs: input, out_backprop
                        s.extra_h, s.extra_w, sizeof(T), true);
       x = padded->data();
     }
-    const auto ohwi =
+    const auto filter_grad =
         scratch(scope, static_cast<std::size_t>(ctx.output_shape().num_elements()) * sizeof(T));
-    run_convolution<T>(ctx, scope, kBackwardFilter, s.g, x, nullptr, ctx.input(1).data(),
-                       ohwi->data());
-    launch_transpose(scope, ohwi->data(),
-                     Shape{a.out_channels, a.filter_height, a.filter_width, a.group_in_channels()},
-                     {1, 2, 3, 0}, sizeof(T), out->data());
+    if (conv_format<T>(kBackwardFilter) == CUDNN_TENSOR_NCHW) {
+      const auto x_nchw =
+          nhwc_to_nchw(scope, x, a.batch, s.g.in_height, s.g.in_width, a.in_channels, sizeof(T));
+      const auto dy = nhwc_to_nchw(scope, ctx.input(1).data(), a.batch, a.out_height, a.out_width,
+                                   a.out_channels, sizeof(T));
+      run_convolution<T>(ctx, scope, kBackwardFilter, s.g, x_nchw->data(), nullptr, dy->data(),
+                         filter_grad->data());
+      // OIHW -> HWIO
+      launch_transpose(
+          scope, filter_grad->data(),
+          Shape{a.out_channels, a.group_in_channels(), a.filter_height, a.filter_width},
+          {2, 3, 1, 0}, sizeof(T), out->data());
+    } else {
+      run_convolution<T>(ctx, scope, kBackwardFilter, s.g, x, nullptr, ctx.input(1).data(),
+                         filter_grad->data());
+      // OHWI -> HWIO
+      launch_transpose(
+          scope, filter_grad->data(),
+          Shape{a.out_channels, a.filter_height, a.filter_width, a.group_in_channels()},
+          {1, 2, 3, 0}, sizeof(T), out->data());
+    }
   }
 };
 
