@@ -80,12 +80,10 @@ int main(int argc, char** argv) {
 
     const float first_loss = train_step(model, optimizer, images, labels, true);
     const double keras_first = keras_model->train_on_batch(images, labels)[0];
-    const auto stats =
-        bench::measure_interleaved({[&] { keras_model->train_on_batch(images, labels); },
-                                    [&] {
-                                      train_step(model, optimizer, images, labels, sync_each_step);
-                                    }},
-                                   warmup, reps);
+    const auto stats = bench::measure_interleaved(
+        {[&] { keras_model->train_on_batch(images, labels); },
+         [&] { train_step(model, optimizer, images, labels, sync_each_step); }},
+        warmup, reps);
     const float last_loss = train_step(model, optimizer, images, labels, true);
     const double keras_last = keras_model->train_on_batch(images, labels)[0];
     bench::check(std::isfinite(last_loss) && last_loss < first_loss,

@@ -29,13 +29,18 @@
 #   --build-dir DIR   the build folder (default build/gpu)
 #
 # Steps: (a) nvcc and the GPU (nvidia-smi; CMAKE_CUDA_ARCHITECTURES from its compute capability);
-# (b) dependencies: .deps/ (scripts/fetch_deps.sh) when present, else the system's packages;
-# (c) configure and build build/gpu (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON) with every core;
-# (d) ctest, the whole suite, then the entries labelled gpu; (e) compute-sanitizer memcheck and
-# racecheck over the gpu entries (scripts/gpu_sanitize.py); (f) bench/bench_gpu_ops and
-# bench/gpu_peers.py --impl torch, --impl cupy, each its own process, their JSON lines in one
-# file and one table (bench/gpu_table.py); (g) logs, results and table in $OUT when set (a
-# summary, the JSON lines, the table and logs.tar.gz), else in build/gpu/report/.
+# (b) dependencies: .deps/ (scripts/fetch_deps.sh; or its --pack archive .deps.tar.gz, unpacked
+# here, with Fashion-MNIST) when present, else the system's packages; cuDNN and NCCL from
+# NVIDIA's Python wheels where the toolkit lacks them; (c) configure and build build/gpu
+# (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON) with every core; (d) ctest, the whole suite, then the
+# entries labelled gpu, then the samples on the GPU; (g) the seed CNN trained on GPU:0 and seed
+# 003 on two virtual GPUs; (e) compute-sanitizer memcheck and racecheck over the gpu entries
+# (scripts/gpu_sanitize.py); (f) bench/bench_gpu_ops, bench_cnn_step --device /GPU:0 and
+# bench/cnn_step_torch.py, bench/gpu_peers.py --impl torch, --impl cupy, each its own process,
+# their JSON lines in one
+# file, one table (bench/gpu_table.py) and its picture (bench/gpu_plot.py); logs, results, table
+# and picture in $OUT when set (a summary, the JSON lines, the table, gpu_plot.png and
+# logs.tar.gz), else in build/gpu/report/.
 #
 # Every step runs even when an earlier one failed (a failed build skips what needs it). Prints a
 # summary of the steps; exits 1 when any step failed.
@@ -65,7 +70,7 @@ while [[ $# -gt 0 ]]; do
     --skip-build) skip_build=1; shift ;;
     --time-limit) time_limit="$2"; shift 2 ;;
     --cuda-arch) cuda_arch="$2"; shift 2 ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -174,6 +179,7 @@ publish() {
   cp "$summary" "$OUT/summary.txt"
   [[ -s "$results" ]] && cp "$results" "$OUT/gpu_results.jsonl"
   [[ -s "$table" ]] && cp "$table" "$OUT/gpu_table.txt"
+  [[ -s "$report/gpu_plot.png" ]] && cp "$report/gpu_plot.png" "$OUT/gpu_plot.png"
   tar -czf "$OUT/logs.tar.gz" -C "$build" report 2>/dev/null || true
 }
 
@@ -202,7 +208,7 @@ if command -v nvidia-smi >/dev/null 2>&1 &&
             --format=csv,noheader 2>&1)" &&
    [[ -n "$smi" ]]; then
   while IFS= read -r line; do echo "GPU: $line"; done <<<"$smi"
-  gpu_desc="$(echo "$smi" | head -1 | cut -d, -f1,2 | sed 's/, */ cc /')"
+  gpu_desc="$(echo "$smi" | head -1 | awk -F", *" '{print $1 " cc " $2 ", driver " $3 ", " $4}')"
   archs="$(echo "$smi" | cut -d, -f2 | tr -d ' .' | sort -u | paste -sd';')"
   ngpus="$(echo "$smi" | wc -l)"
   ((ngpus > 1)) && gpu_desc="$gpu_desc (+$((ngpus - 1)) more)"
@@ -337,6 +343,10 @@ if [[ $gpu_only == 1 ]]; then
                  visible_devices virtual_gpus multi_gpu_towers tour linear_regression
                  custom_training_loop keras_mlp fashion_mnist_cnn multi_gpu_towers_training
                  sync_vs_async bench_gpu_ops bench_cnn_step)
+  # Built where MPI was found (its sample test is registered either way).
+  if cmake --build "$build" --target help 2>/dev/null | grep -q 'multi_worker_training'; then
+    build_targets+=(multi_worker_training)
+  fi
 fi
 if [[ $skip_build == 1 && $configured == 1 && -f "$build/bench/bench_gpu_ops" ]]; then
   built=1
@@ -480,6 +490,12 @@ train "seed 003 mirrored" "$report/train_seed003.log" --virtual-gpus 2 --strateg
   --epochs 1 --min-accuracy 0.80
 
 # ---- (e) compute-sanitizer ---------------------------------------------------------------------
+# The backend_ops_test cases whose CUDA kernels use shared memory (grep __shared__ cuda/; Cumsum
+# through CUB's scan), for racecheck.
+racecheck_cases="Sum on*,Mean on*,Max on*,Min on*,Prod on*,Any on*,All on*,ArgMax on*,ArgMin on*"
+racecheck_cases+=",Softmax on*,LogSoftmax on*,BiasAddGrad on*,FusedBatchNormV3 on*"
+racecheck_cases+=",FusedBatchNormGradV3 on*,L2Loss on*,SoftmaxCrossEntropyWithLogits on*"
+racecheck_cases+=",SparseSoftmaxCrossEntropyWithLogits on*,TopKV2 on*,Transpose on*,Cumsum on*"
 for tool in memcheck racecheck; do
   begin "e: $tool"
   if [[ $skip_sanitizer == 1 ]]; then
@@ -491,9 +507,17 @@ for tool in memcheck racecheck; do
     continue
   fi
   out_of_time "e: $tool" && continue
+  # memcheck: every case of backend_ops_test in one process, CUDA calls' error returns not
+  # reported (gpu_sanitize.py --no-api-errors says why); racecheck: the cases of the ops whose
+  # kernels share memory between threads (__shared__, and CUB's scan), checked for hazards.
+  sanitize_args=(--whole-binary backend_ops_test)
+  if [[ $tool == memcheck ]]; then
+    sanitize_args+=(--no-api-errors)
+  else
+    sanitize_args+=(--whole-binary-filter "$racecheck_cases")
+  fi
   guarded python3 "$repo/scripts/gpu_sanitize.py" --build "$build" --tool "$tool" --label gpu \
-    --whole-binary backend_ops_test \
-    --timeout "$test_timeout" >"$report/sanitizer_$tool.log" 2>&1
+    "${sanitize_args[@]}" --timeout "$test_timeout" >"$report/sanitizer_$tool.log" 2>&1
   rc=$?
   sed 's/^/    /' "$report/sanitizer_$tool.log" | tail -40
   counts="$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* not run, of [0-9]*' \
@@ -560,6 +584,8 @@ else
   done
   begin "f: table"
   if python3 "$repo/bench/gpu_table.py" "$results" >"$table" 2>&1; then
+    # The picture beside it, where matplotlib is installed.
+    python3 "$repo/bench/gpu_plot.py" "$results" "$report/gpu_plot.png" >/dev/null 2>&1 || true
     end "f: table" PASS "$(grep -c '' "$results") results"
   else
     cat "$table"

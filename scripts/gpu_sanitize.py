@@ -2,7 +2,8 @@
 """Runs the ctest entries of one label under NVIDIA's compute-sanitizer, one process per entry.
 
     python3 scripts/gpu_sanitize.py --build build/gpu --tool memcheck [--label gpu]
-        [--whole-binary NAME ...] [--sanitizer PATH] [--timeout S] [--dry-run]
+        [--whole-binary NAME ...] [--whole-binary-filter SPEC] [--no-api-errors]
+        [--sanitizer PATH] [--timeout S] [--dry-run]
 
 Reads the entries from `ctest -L <label> --show-only=json-v1` (the command, the working
 directory, ENVIRONMENT, SKIP_RETURN_CODE, DISABLED, WILL_FAIL), and runs each command as
@@ -15,6 +16,12 @@ sanitizer error). Used by scripts/gpu_check.sh.
 second word is the test case) run as one process with every case, instead of one process per
 case: the sanitizer's start (loading and instrumenting cuBLAS and cuDNN) is paid once. Only for
 programs whose cases may share a process (not cuda_runtime_test's fresh-runtime cases).
+--whole-binary-filter SPEC: a Catch2 test spec for those programs (e.g. "Sum on*,Softmax on*"):
+racecheck needs only the kernels with shared memory, and is too slow for all of them.
+--no-api-errors: no report of CUDA calls that return an error (--report-api-errors no). NCCL
+probes its kernels with cudaFuncGetAttributes and gets cudaErrorNoKernelImageForDevice for the
+architectures it was not built for, which it expects; eagle checks every CUDA call's status
+itself (EAGLE_CUDA_CHECK), so an error there fails the test without the sanitizer.
 
 Exit status: 0 all passed (or not run), 1 a failure, 2 no entries or no sanitizer, 3 the
 sanitizer does not support this machine (it said so; e.g. under gVisor: "Device not supported").
@@ -69,7 +76,7 @@ def entries(build, label):
     return tests
 
 
-def merge_whole_binaries(tests, names):
+def merge_whole_binaries(tests, names, spec=""):
     """One entry per program in `names`, running all of that program's cases in one process."""
     merged = []
     groups = {}
@@ -82,13 +89,14 @@ def merge_whole_binaries(tests, names):
         g = groups.get(name)
         if g is None:
             # Drop the test case's name (the second word); keep the extra arguments.
-            g = dict(t, command=[cmd[0]] + cmd[2:], cases=0)
+            g = dict(t, command=[cmd[0]] + ([spec] if spec else []) + cmd[2:], cases=0)
             g["name"] = name
             groups[name] = g
             merged.append(g)
         g["cases"] += 1
     for g in groups.values():
-        g["name"] = f"{g['name']} (its {g['cases']} cases in one process)"
+        which = f"the cases matching '{spec}' of its {g['cases']}" if spec else f"its {g['cases']} cases"
+        g["name"] = f"{g['name']} ({which} in one process)"
     return merged
 
 
@@ -103,10 +111,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=600, help="seconds per entry")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     ap.add_argument("--whole-binary", action="append", default=[], metavar="NAME")
+    ap.add_argument("--whole-binary-filter", default="", metavar="SPEC")
+    ap.add_argument("--no-api-errors", action="store_true")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
 
-    tests = merge_whole_binaries(entries(build, args.label), args.whole_binary)
+    tests = merge_whole_binaries(
+        entries(build, args.label), args.whole_binary, args.whole_binary_filter
+    )
     if not tests:
         print(f"sanitize: no ctest entries labelled '{args.label}' in {build}")
         return 2
@@ -131,7 +143,10 @@ def main():
             print(f"[not run] {t['name']}: {why}")
             counts["not run"] += 1
             continue
-        cmd = [san, "--tool", args.tool, "--error-exitcode", "1"] + t["command"]
+        cmd = [san, "--tool", args.tool, "--error-exitcode", "1"]
+        if args.no_api_errors:
+            cmd += ["--report-api-errors", "no"]
+        cmd += t["command"]
         if args.dry_run:
             print(f"[dry run] (cd {t['cwd']} && {' '.join(cmd)})")
             continue
