@@ -29,7 +29,8 @@ run() {  # run NAME ARGS...: one test binary under the emulated CPU
 # The emulated CPU must lack AVX2, and the library must say it runs its baseline kernels.
 bits=$(mktemp)
 trap 'rm -f "$bits"' EXIT
-run cpu_variant_test write "$bits" | tee /dev/stderr | grep -q "by the baseline kernels"
+# tee -a: appending, so a log file that is also stdout is not truncated by the reopen.
+run cpu_variant_test write "$bits" | tee -a /dev/stderr | grep -q "by the baseline kernels"
 rc=0
 EAGLE_CPU_VARIANT=avx2 run cpu_variant_test compare "$bits" || rc=$?
 if [[ $rc -ne 77 ]]; then
