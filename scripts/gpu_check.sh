@@ -18,6 +18,9 @@
 #                     are CI's; this saves most of the build on a leased machine
 #   --skip-training   no training runs (the seed CNN on Fashion-MNIST on GPU:0, seed 003)
 #   --skip-build      reuse the build folder as it is (a second call on the same machine)
+#   --profile         also time each kernel of the seed CNN's step at batch 128 under Nsight
+#                     Compute (scripts/gpu_kernel_times.py): which kernels the step's time is
+#                     spent in
 #   --time-limit S    stop starting steps, and cut the running one short, S seconds after the
 #                     start, leaving time for the summary (0: none; the default without --quick)
 #   --ctest-jobs N    parallel ctest jobs (default: every core). The CPU-labelled tests hide
@@ -53,6 +56,7 @@ skip_ctest=0
 gpu_only=0
 skip_training=0
 skip_build=0
+profile=0
 ctest_jobs=""
 time_limit=""
 cuda_arch=""
@@ -68,9 +72,10 @@ while [[ $# -gt 0 ]]; do
     --gpu-only) gpu_only=1; shift ;;
     --skip-training) skip_training=1; shift ;;
     --skip-build) skip_build=1; shift ;;
+    --profile) profile=1; shift ;;
     --time-limit) time_limit="$2"; shift 2 ;;
     --cuda-arch) cuda_arch="$2"; shift 2 ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -576,6 +581,20 @@ else
   fi
   run_bench "torch cnn_step" "$report/bench_torch_cnn.log" "${peer_env[@]}" \
     python3 "$repo/bench/cnn_step_torch.py" "${bench_args[@]}"
+  if [[ $built == 1 && $profile == 1 ]]; then
+    begin "f: kernel times"
+    if ! out_of_time "f: kernel times"; then
+      guarded python3 "$repo/scripts/gpu_kernel_times.py" -- "$build/bench/bench_cnn_step" \
+        --device /GPU:0 --filter cnn_step/128 --reps 2 --warmup 1 >"$report/kernel_times.log" 2>&1
+      rc=$?
+      sed 's/^/    /' "$report/kernel_times.log" | head -25
+      if [[ $rc == 0 ]]; then
+        end "f: kernel times" PASS "$(head -1 "$report/kernel_times.log")"
+      else
+        end "f: kernel times" FAIL "$(cut_note $rc)exit $rc"
+      fi
+    fi
+  fi
   # The peers do not need eagle's build.
   for impl in torch cupy; do
     run_bench "$impl" "$report/bench_$impl.log" "${peer_env[@]}" \

@@ -95,7 +95,9 @@ def merge_whole_binaries(tests, names, spec=""):
             merged.append(g)
         g["cases"] += 1
     for g in groups.values():
-        which = f"the cases matching '{spec}' of its {g['cases']}" if spec else f"its {g['cases']} cases"
+        which = f"its {g['cases']} cases"
+        if spec:
+            which = f"the cases matching '{spec}' of its {g['cases']}"
         g["name"] = f"{g['name']} ({which} in one process)"
     return merged
 
