@@ -24,6 +24,7 @@ p.add_argument("--batch-size", type=int, default=32)
 p.add_argument("--train-size", type=int, default=10000)
 p.add_argument("--test-size", type=int, default=10000)
 p.add_argument("--seed", type=int, default=1)
+p.add_argument("--learning-rate", type=float, default=0.001)
 p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
 p.add_argument("--load-weights", default="")
 a = p.parse_args()
@@ -54,7 +55,7 @@ model = keras.Sequential([
     keras.layers.Dense(64, activation="relu"),
     keras.layers.Dense(10, activation="softmax"),
 ])
-model.compile(optimizer=keras.optimizers.Adam(0.001), loss="sparse_categorical_crossentropy",
+model.compile(optimizer=keras.optimizers.Adam(a.learning_rate), loss="sparse_categorical_crossentropy",
               metrics=["accuracy"])
 if a.load_weights:
     model.load_weights(a.load_weights)
