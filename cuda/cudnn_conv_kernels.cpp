@@ -38,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "cuda_kernels.hpp"
 #include "cudnn_library.hpp"
@@ -290,27 +291,18 @@ void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKin
   }
 }
 
-// HWIO <-> OHWI (cuDNN's NHWC filter layout).
-std::shared_ptr<runtime::TensorImpl> to_ohwi(const LaunchScope& scope, const void* hwio,
-                                             const ops::Conv2DAttrs& a, std::size_t element) {
+// The HWIO filter transposed by `perm` into a scratch tensor: {3, 0, 1, 2} gives OHWI (cuDNN's
+// NHWC filter layout), {3, 2, 0, 1} OIHW (its NCHW one).
+std::shared_ptr<runtime::TensorImpl> transposed_filter(const LaunchScope& scope, const void* hwio,
+                                                       const ops::Conv2DAttrs& a,
+                                                       std::size_t element,
+                                                       const std::vector<int>& perm) {
   auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
                                                      a.group_in_channels() * a.out_channels) *
                                 element);
   launch_transpose(scope, hwio,
                    Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels},
-                   {3, 0, 1, 2}, element, out->data());
-  return out;
-}
-
-// HWIO -> OIHW (cuDNN's NCHW filter layout).
-std::shared_ptr<runtime::TensorImpl> to_oihw(const LaunchScope& scope, const void* hwio,
-                                             const ops::Conv2DAttrs& a, std::size_t element) {
-  auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
-                                                     a.group_in_channels() * a.out_channels) *
-                                element);
-  launch_transpose(scope, hwio,
-                   Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels},
-                   {3, 2, 0, 1}, element, out->data());
+                   perm, element, out->data());
   return out;
 }
 
@@ -318,8 +310,10 @@ std::shared_ptr<runtime::TensorImpl> to_oihw(const LaunchScope& scope, const voi
 template <class T>
 std::shared_ptr<runtime::TensorImpl> cudnn_filter(const LaunchScope& scope, const void* hwio,
                                                   const ops::Conv2DAttrs& a, ConvKind kind) {
-  return conv_format<T>(kind) == CUDNN_TENSOR_NCHW ? to_oihw(scope, hwio, a, sizeof(T))
-                                                   : to_ohwi(scope, hwio, a, sizeof(T));
+  return transposed_filter(scope, hwio, a, sizeof(T),
+                           conv_format<T>(kind) == CUDNN_TENSOR_NCHW
+                               ? std::vector<int>{3, 2, 0, 1}
+                               : std::vector<int>{3, 0, 1, 2});
 }
 
 // [n, h, w, c] -> a new [n, c, h, w] scratch tensor.
@@ -363,7 +357,7 @@ struct Conv2DKernel {
                        s.extra_h, s.extra_w, sizeof(T), true);
       x = padded->data();
     }
-    const auto filter = to_ohwi(scope, ctx.input(1).data(), a, sizeof(T));
+    const auto filter = cudnn_filter<T>(scope, ctx.input(1).data(), a, kForward);
     run_convolution<T>(ctx, scope, kForward, s.g, x, filter->data(), nullptr, out->data());
   }
 };

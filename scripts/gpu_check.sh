@@ -395,6 +395,25 @@ print(f"{p} passed, {f} failed, {n} not run, of {p + f + n}")
 EOF
 }
 
+# ctest_step NAME LOG XML NOTE_REGEX ARGS...: one ctest run with ARGS; the lines of its log
+# matching NOTE_REGEX shown; PASS when ctest passes.
+ctest_step() {
+  local name="$1" log="$2" xml="$3" shown="$4"
+  shift 4
+  (cd "$build" && guarded ctest --output-on-failure --timeout "$test_timeout" \
+     --output-junit "$xml" "$@") >"$log" 2>&1
+  local rc=$?
+  local counts
+  counts="$(junit_counts "$xml")"
+  grep -E "$shown" "$log" | sed 's/^/    /' | head -60
+  if [[ $rc == 0 ]]; then
+    end "$name" PASS "$counts"
+  else
+    end "$name" FAIL "$(cut_note $rc)$counts"
+  fi
+}
+failures='tests passed|tests failed|\(Failed\)|\(Timeout\)|\(Subprocess|\(Not Run\)'
+
 begin "d: ctest (all)"
 if [[ $skip_ctest == 1 ]]; then
   end "d: ctest (all)" SKIP "--skip-ctest"
@@ -403,17 +422,8 @@ elif [[ $gpu_only == 1 ]]; then
 elif out_of_time "d: ctest (all)"; then
   :
 elif [[ $built == 1 ]]; then
-  (cd "$build" && guarded ctest --output-on-failure --timeout "$test_timeout" -j "$ctest_jobs" \
-     --output-junit "$report/ctest_all.xml") >"$report/ctest_all.log" 2>&1
-  rc=$?
-  counts="$(junit_counts "$report/ctest_all.xml")"
-  grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(Subprocess|\(Not Run\)|\(Skipped\)' \
-    "$report/ctest_all.log" | sed 's/^/    /' | head -60
-  if [[ $rc == 0 ]]; then
-    end "d: ctest (all)" PASS "$counts"
-  else
-    end "d: ctest (all)" FAIL "$(cut_note $rc)$counts"
-  fi
+  ctest_step "d: ctest (all)" "$report/ctest_all.log" "$report/ctest_all.xml" \
+    "$failures|\(Skipped\)" -j "$ctest_jobs"
 else
   end "d: ctest (all)" SKIP "not built"
 fi
@@ -446,17 +456,8 @@ elif out_of_time "d: ctest -L sample"; then
   :
 elif [[ $built == 1 ]]; then
   # The samples take the real GPU here (those that pin simulated GPUs keep them).
-  (cd "$build" && guarded ctest -L sample --output-on-failure --timeout "$test_timeout" \
-     -j "$ctest_jobs" --output-junit "$report/ctest_sample.xml") >"$report/ctest_sample.log" 2>&1
-  rc=$?
-  counts="$(junit_counts "$report/ctest_sample.xml")"
-  grep -E 'tests passed|tests failed|\(Failed\)|\(Timeout\)|\(Subprocess|\(Not Run\)' \
-    "$report/ctest_sample.log" | sed 's/^/    /' | head -30
-  if [[ $rc == 0 ]]; then
-    end "d: ctest -L sample" PASS "$counts"
-  else
-    end "d: ctest -L sample" FAIL "$(cut_note $rc)$counts"
-  fi
+  ctest_step "d: ctest -L sample" "$report/ctest_sample.log" "$report/ctest_sample.xml" \
+    "$failures" -L sample -j "$ctest_jobs"
 else
   end "d: ctest -L sample" SKIP "not built"
 fi
