@@ -9,8 +9,10 @@
 // [0, 1), labels uniform in [0, 10). bench/training_peers.py has Keras's train_on_batch and a
 // JAX jit step at the same shapes.
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -100,6 +102,10 @@ int main(int argc, char** argv) {
       r.set("case", "cnn_step").set("impl", impls[k]).set("size", static_cast<long long>(batch));
       r.set(stats[static_cast<std::size_t>(k)]).set("threads", threads).set("device", device_name);
       r.set("first_loss", losses[k][0]).set("last_loss", losses[k][1]);
+      // cuDNN's algorithm choice on a GPU (Note [cuDNN convolutions]): heuristics or measured.
+      const char* tune = std::getenv("EAGLE_CUDNN_AUTOTUNE");
+      r.set("cudnn_autotune",
+            tune != nullptr && (std::string_view(tune) == "1" || std::string_view(tune) == "true"));
       rep.emit(std::move(r));
     }
   }

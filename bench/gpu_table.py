@@ -27,7 +27,9 @@ CASE_ORDER = (
     "softmax",
     "matmul",
     "cnn_step",
+    "cnn_step_autotune",
     "cnn_train_on_batch",
+    "cnn_train_on_batch_autotune",
 )
 
 
@@ -46,10 +48,12 @@ def load(paths):
             if isinstance(r, dict) and "case" in r and "impl" in r:
                 # bench_cnn_step --device /GPU:0: the tape step is the peer of PyTorch's
                 # hand-written step; train_on_batch (Keras's API) gets a row of its own.
+                # With EAGLE_CUDNN_AUTOTUNE=1 (measured algorithms) the rows are cases of their own.
+                tuned = "_autotune" if r.get("cudnn_autotune") else ""
                 if r["impl"] == "eagle_tape":
-                    r = dict(r, impl="eagle", dtype="float32")
+                    r = dict(r, impl="eagle", case="cnn_step" + tuned, dtype="float32")
                 elif r["impl"] == "eagle_keras":
-                    r = dict(r, impl="eagle", case="cnn_train_on_batch", dtype="float32")
+                    r = dict(r, impl="eagle", case="cnn_train_on_batch" + tuned, dtype="float32")
                 recs.append(r)
     return recs
 

@@ -16,8 +16,13 @@
 //   padded input and its interior copied out. Pooling takes the padding before and TensorFlow's
 //   output size, as TensorFlow's DnnPoolingOp does.
 // - Algorithms come from cudnnGet*Algorithm_v7 (heuristics, nothing is run), the first that
-//   succeeds within the workspace limit, cached per (kind, dtype, geometry, TF32) on each
-//   device. The workspace is a tensor from the device's BFC allocator, freed in stream order.
+//   succeeds within the workspace limit, cached per (kind, dtype, geometry, TF32, layout) on
+//   each device. The workspace is a tensor from the device's BFC allocator, freed in stream
+//   order. With EAGLE_CUDNN_AUTOTUNE=1 (TensorFlow's TF_CUDNN_USE_AUTOTUNE, on by default
+//   there) the first call of a shape runs and times every algorithm instead
+//   (cudnnFind*AlgorithmEx on the op's own buffers, the workspace limit allocated once for it)
+//   and keeps the fastest with its math type. Off by default until it is timed on a GPU:
+//   docs/performance.md's H200 section has the CNN step it is meant to speed up.
 // - float32 may use TF32 tensor cores (CUDNN_DEFAULT_MATH) while
 //   config::enable_tensor_float_32_execution is on (TensorFlow's default) and CUDNN_FMA_MATH
 //   otherwise; float16 and bfloat16 accumulate in float32, float64 in float64.
@@ -34,9 +39,11 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -62,10 +69,27 @@ using std::int64_t;
 // One cuDNN handle per logical GPU, bound to its stream, with that device's algorithm cache.
 // Made on first use and kept for the life of the process, as the devices are (Note [Runtime
 // lifetime]).
+// A convolution algorithm chosen for one shape: cuDNN's enum value, its workspace, and the math
+// type autotuning measured it with (-1: the descriptor's own).
+struct Algorithm {
+  int algo = 0;
+  std::size_t workspace = 0;
+  int math = -1;
+};
+
+// EAGLE_CUDNN_AUTOTUNE=1 (or "true"): Note [cuDNN convolutions]. Read once.
+bool autotune() {
+  static const bool on = [] {
+    const char* v = std::getenv("EAGLE_CUDNN_AUTOTUNE");
+    return v != nullptr && (std::string_view(v) == "1" || std::string_view(v) == "true");
+  }();
+  return on;
+}
+
 struct CudnnHandle {
   cudnnHandle_t handle = nullptr;
   std::mutex mutex;  // a handle must not be used by two threads at once
-  std::map<std::array<int64_t, 20>, std::pair<int, std::size_t>> algorithms;  // algo, workspace
+  std::map<std::array<int64_t, 20>, Algorithm> algorithms;
 };
 
 CudnnHandle& handle_for(CudaDevice& device, std::string_view op) {
@@ -209,14 +233,15 @@ std::size_t workspace_limit(const LaunchScope& scope) {
   return limit;
 }
 
-// The first heuristic choice that succeeds within the workspace limit (Perf is one of cuDNN's
-// cudnnConvolution*AlgoPerf_t).
+// The first choice that succeeds within the workspace limit (Perf is one of cuDNN's
+// cudnnConvolution*AlgoPerf_t, in cuDNN's order: the heuristics' preference, or measured time);
+// `measured` keeps the math type the time was measured with.
 template <class Perf>
-std::pair<int, std::size_t> pick(const Perf* perfs, int count, std::size_t limit,
-                                 const char* what) {
+Algorithm pick(const Perf* perfs, int count, std::size_t limit, const char* what, bool measured) {
   for (int i = 0; i < count; ++i) {
     if (perfs[i].status == CUDNN_STATUS_SUCCESS && perfs[i].memory <= limit) {
-      return {static_cast<int>(perfs[i].algo), perfs[i].memory};
+      return {static_cast<int>(perfs[i].algo), perfs[i].memory,
+              measured ? static_cast<int>(perfs[i].mathType) : -1};
     }
   }
   throw InternalError(fmt::format("cuDNN has no {} algorithm for this convolution", what));
@@ -252,28 +277,57 @@ void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKin
   auto it = h.algorithms.find(key);
   if (it == h.algorithms.end()) {
     const std::size_t limit = workspace_limit(scope);
+    // Autotuning's workspace: the limit, once per shape; where even that does not fit, the
+    // heuristics choose.
+    std::shared_ptr<runtime::TensorImpl> tuning;
+    if (autotune()) {
+      try {
+        tuning = scratch(scope, limit);
+      } catch (const ResourceExhaustedError&) {
+      }
+    }
     int count = 0;
-    std::pair<int, std::size_t> chosen;
+    Algorithm chosen;
     if (kind == kForward) {
       cudnnConvolutionFwdAlgoPerf_t perfs[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-      EAGLE_CUDNN_CHECK(api.forward_algorithms(h.handle, xd.d, wd.d, cd.d, yd.d,
-                                               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs));
-      chosen = pick(perfs, count, limit, "forward");
+      if (tuning) {
+        EAGLE_CUDNN_CHECK(api.find_forward(h.handle, xd.d, x, wd.d, w, cd.d, yd.d, out,
+                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs,
+                                           tuning->data(), limit));
+      } else {
+        EAGLE_CUDNN_CHECK(api.forward_algorithms(h.handle, xd.d, wd.d, cd.d, yd.d,
+                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs));
+      }
+      chosen = pick(perfs, count, limit, "forward", tuning != nullptr);
     } else if (kind == kBackwardData) {
       cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-      EAGLE_CUDNN_CHECK(api.backward_data_algorithms(
-          h.handle, wd.d, yd.d, cd.d, xd.d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perfs));
-      chosen = pick(perfs, count, limit, "backward data");
+      if (tuning) {
+        EAGLE_CUDNN_CHECK(api.find_backward_data(h.handle, wd.d, w, yd.d, y, cd.d, xd.d, out,
+                                                 CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
+                                                 perfs, tuning->data(), limit));
+      } else {
+        EAGLE_CUDNN_CHECK(api.backward_data_algorithms(h.handle, wd.d, yd.d, cd.d, xd.d,
+                                                       CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                       &count, perfs));
+      }
+      chosen = pick(perfs, count, limit, "backward data", tuning != nullptr);
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-      EAGLE_CUDNN_CHECK(api.backward_filter_algorithms(h.handle, xd.d, yd.d, cd.d, wd.d,
-                                                       CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                                                       &count, perfs));
-      chosen = pick(perfs, count, limit, "backward filter");
+      if (tuning) {
+        EAGLE_CUDNN_CHECK(api.find_backward_filter(h.handle, xd.d, x, yd.d, y, cd.d, wd.d, out,
+                                                   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
+                                                   perfs, tuning->data(), limit));
+      } else {
+        EAGLE_CUDNN_CHECK(api.backward_filter_algorithms(h.handle, xd.d, yd.d, cd.d, wd.d,
+                                                         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                         &count, perfs));
+      }
+      chosen = pick(perfs, count, limit, "backward filter", tuning != nullptr);
     }
     it = h.algorithms.emplace(key, chosen).first;
   }
-  const auto [algo, bytes] = it->second;
+  const auto [algo, bytes, math] = it->second;
+  if (math >= 0) EAGLE_CUDNN_CHECK(api.set_math_type(cd.d, static_cast<cudnnMathType_t>(math)));
   const auto workspace = scratch(scope, bytes);
   const Scalar<T> one = 1, zero = 0;
   if (kind == kForward) {

@@ -59,6 +59,9 @@ CudnnLibrary load() {
   EAGLE_RESOLVE(backward_data, cudnnConvolutionBackwardData);
   EAGLE_RESOLVE(backward_filter_algorithms, cudnnGetConvolutionBackwardFilterAlgorithm_v7);
   EAGLE_RESOLVE(backward_filter, cudnnConvolutionBackwardFilter);
+  EAGLE_RESOLVE(find_forward, cudnnFindConvolutionForwardAlgorithmEx);
+  EAGLE_RESOLVE(find_backward_data, cudnnFindConvolutionBackwardDataAlgorithmEx);
+  EAGLE_RESOLVE(find_backward_filter, cudnnFindConvolutionBackwardFilterAlgorithmEx);
   EAGLE_RESOLVE(create_pooling, cudnnCreatePoolingDescriptor);
   EAGLE_RESOLVE(set_pooling_2d, cudnnSetPooling2dDescriptor);
   EAGLE_RESOLVE(destroy_pooling, cudnnDestroyPoolingDescriptor);

@@ -35,6 +35,10 @@ struct CudnnLibrary {
   decltype(&::cudnnConvolutionBackwardData) backward_data;
   decltype(&::cudnnGetConvolutionBackwardFilterAlgorithm_v7) backward_filter_algorithms;
   decltype(&::cudnnConvolutionBackwardFilter) backward_filter;
+  // Autotuning (EAGLE_CUDNN_AUTOTUNE, Note [cuDNN convolutions]): every algorithm run and timed.
+  decltype(&::cudnnFindConvolutionForwardAlgorithmEx) find_forward;
+  decltype(&::cudnnFindConvolutionBackwardDataAlgorithmEx) find_backward_data;
+  decltype(&::cudnnFindConvolutionBackwardFilterAlgorithmEx) find_backward_filter;
   decltype(&::cudnnCreatePoolingDescriptor) create_pooling;
   decltype(&::cudnnSetPooling2dDescriptor) set_pooling_2d;
   decltype(&::cudnnDestroyPoolingDescriptor) destroy_pooling;

@@ -579,6 +579,10 @@ else
   if [[ $built == 1 ]]; then
     run_bench "eagle cnn_step" "$report/bench_eagle_cnn.log" "$build/bench/bench_cnn_step" \
       --device /GPU:0 "${bench_args[@]}"
+    # The same with cuDNN's algorithms measured, not chosen by heuristics (Note [cuDNN
+    # convolutions]): its rows are cnn_step_autotune.
+    run_bench "eagle cnn_step autotune" "$report/bench_eagle_cnn_autotune.log" \
+      env EAGLE_CUDNN_AUTOTUNE=1 "$build/bench/bench_cnn_step" --device /GPU:0 "${bench_args[@]}"
   fi
   run_bench "torch cnn_step" "$report/bench_torch_cnn.log" "${peer_env[@]}" \
     python3 "$repo/bench/cnn_step_torch.py" "${bench_args[@]}"
