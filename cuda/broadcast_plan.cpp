@@ -47,4 +47,16 @@ BroadcastPlan make_broadcast_plan(const Shape& a, const Shape& b, const Shape& o
   return plan;
 }
 
+RowBroadcast row_broadcast(const BroadcastPlan& plan) {
+  if (plan.rank != 2) return {};
+  const std::int64_t width = plan.dims[1];
+  const bool a_full = plan.strides_a[0] == width && plan.strides_a[1] == 1;
+  const bool b_full = plan.strides_b[0] == width && plan.strides_b[1] == 1;
+  const bool a_row = plan.strides_a[0] == 0 && plan.strides_a[1] == 1;
+  const bool b_row = plan.strides_b[0] == 0 && plan.strides_b[1] == 1;
+  if (a_full && b_row) return {width, false};
+  if (a_row && b_full) return {width, true};
+  return {};
+}
+
 }  // namespace eagle::cuda

@@ -22,4 +22,13 @@ struct BroadcastPlan {
 // a and b broadcast to out (the caller validated the shapes).
 BroadcastPlan make_broadcast_plan(const Shape& a, const Shape& b, const Shape& out);
 
+// The commonest broadcast, a [rows, width] operand and a [width] row added to every row (a bias,
+// in either operand), which the CUDA kernels run over 16-byte packs without the plan's
+// per-element divisions: width > 0 when `plan` is that, with which operand is the row.
+struct RowBroadcast {
+  std::int64_t width = 0;  // 0: not a row broadcast
+  bool row_is_a = false;
+};
+RowBroadcast row_broadcast(const BroadcastPlan& plan);
+
 }  // namespace eagle::cuda

@@ -1,6 +1,7 @@
 // CUDA kernels of the elementwise binary and unary ops: the CPU's functors
 // (kernels/elementwise_functors.hpp), over 16-byte vector loads and stores when the inputs are
-// contiguous and alike, over a broadcast plan (no materialised broadcast) otherwise.
+// contiguous and alike or one is a row repeated over the other's rows, over a broadcast plan (no
+// materialised broadcast) otherwise.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -60,6 +61,32 @@ __global__ void binary_contiguous(const S* __restrict__ a, const S* __restrict__
     const C x = kScalarA ? scalar_a : load_value(a[i]);
     const C y = kScalarB ? scalar_b : load_value(b[i]);
     out[i] = convert_value<Out>(fn(x, y));
+  }
+}
+
+// A [rows, width] operand and a [width] row repeated over the rows (row_broadcast in
+// broadcast_plan.hpp; kRowIsA: the row is the first operand), width a multiple of the pack: the
+// full operand and the output in 16-byte packs as binary_contiguous does, the row's pack found
+// with one division per pack instead of the plan's two per element.
+template <class S, class Out, class Fn, bool kRowIsA>
+__global__ void binary_row_broadcast(const S* __restrict__ full, const S* __restrict__ row,
+                                     Out* __restrict__ out, std::int64_t packs,
+                                     std::int64_t row_packs, const Fn fn) {
+  constexpr int kWidth = kPackWidth<S>;
+  using C = compute_of_t<S>;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t p = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; p < packs;
+       p += stride) {
+    const Pack<S, kWidth> pf = load_pack<kWidth>(full, p);
+    const Pack<S, kWidth> pr = load_pack<kWidth>(row, p % row_packs);
+    Pack<Out, kWidth> po;
+#pragma unroll
+    for (int j = 0; j < kWidth; ++j) {
+      const C f = load_value(pf.v[j]);
+      const C r = load_value(pr.v[j]);
+      po.v[j] = convert_value<Out>(kRowIsA ? fn(r, f) : fn(f, r));
+    }
+    store_pack<kWidth>(out, p, po);
   }
 }
 
@@ -208,9 +235,20 @@ void binary_kernel(KernelContext& ctx) {
         <<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, n, fn);
   } else {
     const BroadcastPlan plan = make_broadcast_plan(x.shape(), y.shape(), ctx.output_shape());
+    const RowBroadcast rows = row_broadcast(plan);
     const unsigned int grid = grid_size(n, scope.device());
-    // 32-bit indices when i + grid stride cannot overflow them.
-    if (n + std::int64_t{grid} * kBlockSize < (std::int64_t{1} << 32)) {
+    if (aligned && rows.width > 0 && rows.width % kPackWidth<S> == 0) {
+      const std::int64_t packs = n / kPackWidth<S>;
+      const std::int64_t row_packs = rows.width / kPackWidth<S>;
+      if (rows.row_is_a) {
+        binary_row_broadcast<S, Out, Fn, true>
+            <<<packed_grid, kBlockSize, 0, stream>>>(b, a, o, packs, row_packs, fn);
+      } else {
+        binary_row_broadcast<S, Out, Fn, false>
+            <<<packed_grid, kBlockSize, 0, stream>>>(a, b, o, packs, row_packs, fn);
+      }
+    } else if (n + std::int64_t{grid} * kBlockSize < (std::int64_t{1} << 32)) {
+      // 32-bit indices when i + grid stride cannot overflow them.
       binary_broadcast<S, Out, Fn, std::uint32_t><<<grid, kBlockSize, 0, stream>>>(
           a, b, o, static_cast<std::uint32_t>(n), to_device_plan<std::uint32_t>(plan), fn);
     } else {

@@ -108,6 +108,23 @@ TEST_CASE("broadcast plan collapses dimensions", "[cuda_plans]") {
   CHECK(scalar.rank == 0);
 }
 
+TEST_CASE("row broadcasts are found on either side and nothing else is one", "[cuda_plans]") {
+  const auto row = [](Shape a, Shape b, Shape out) {
+    return row_broadcast(make_broadcast_plan(a, b, out));
+  };
+  RowBroadcast r = row(Shape{4096, 4096}, Shape{4096}, Shape{4096, 4096});
+  CHECK(r.width == 4096);
+  CHECK_FALSE(r.row_is_a);
+  r = row(Shape{1, 8}, Shape{3, 5, 8}, Shape{3, 5, 8});  // rows merged over [3, 5]
+  CHECK(r.width == 8);
+  CHECK(r.row_is_a);
+  CHECK(row(Shape{4, 6}, Shape{4, 6}, Shape{4, 6}).width == 0);  // same shape: rank 1
+  CHECK(row(Shape{4, 6}, Shape{4, 1}, Shape{4, 6}).width == 0);  // a column, not a row
+  CHECK(row(Shape{4, 1}, Shape{6}, Shape{4, 6}).width == 0);     // an outer sum
+  CHECK(row(Shape{2, 3, 4}, Shape{3, 1}, Shape{2, 3, 4}).width == 0);
+  CHECK(row(Shape{}, Shape{5}, Shape{5}).width == 0);  // a scalar
+}
+
 TEST_CASE("broadcast plan offsets equal NumPy broadcasting on random shapes", "[cuda_plans]") {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 300; ++trial) {

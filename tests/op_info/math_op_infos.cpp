@@ -26,6 +26,11 @@ std::vector<std::pair<Shape, Shape>> binary_shape_pairs() {
   for (const Shape& s : elementwise_shapes()) pairs.push_back({s, s});
   for (const auto& p : std::vector<std::pair<Shape, Shape>>{{{3, 1}, {1, 4}},
                                                             {{5, 4}, {4}},
+                                                            // Rows of whole 16-byte packs for
+                                                            // every dtype, either side (the
+                                                            // CUDA row-broadcast kernel).
+                                                            {{32}, {6, 32}},
+                                                            {{3, 2, 32}, {32}},
                                                             {{}, {2, 3}},
                                                             {{2, 3}, {}},
                                                             {{2, 1, 3}, {4, 1}},
