@@ -1,7 +1,8 @@
 // Softmax over the last axis on CUDA devices, with the CPU's semantics (src/cpu/softmax.cpp):
 // subtract the row's maximum (NaN ignored there, so a NaN makes the whole row NaN through its
 // exp), exponentiate, multiply by the reciprocal of the sum. 16-bit floats compute in float32.
-// Rows of up to 1024 elements get one warp each; longer rows one block each.
+// Rows of up to 1024 elements get one warp each; longer rows one block each, the row kept in
+// shared memory between the passes while it fits in 44 KB.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -102,6 +103,43 @@ __global__ void softmax_block_rows(const S* __restrict__ in, S* __restrict__ out
   }
 }
 
+// One block per row, the row kept in shared memory (in the compute type) between the passes:
+// one read of the input instead of softmax_block_rows' three, the same arithmetic (each exp
+// computed once, from the same values), so the same results. Each thread touches only its own
+// elements of the row, so the row needs no barrier of its own.
+template <class S>
+__global__ void softmax_block_rows_cached(const S* __restrict__ in, S* __restrict__ out,
+                                          std::int64_t length) {
+  using C = compute_of_t<S>;
+  extern __shared__ unsigned char cached_row[];
+  C* row = reinterpret_cast<C*>(cached_row);
+  __shared__ C scratch[32];
+  const S* x = in + std::int64_t{blockIdx.x} * length;
+  S* y = out + std::int64_t{blockIdx.x} * length;
+  C m = -std::numeric_limits<C>::infinity();
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
+    const C v = load_value(x[i]);
+    row[i] = v;
+    m = greater_of(m, v);
+  }
+  m = block_all_reduce<C, true>(m, scratch);
+  C sum = 0;
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
+    const C e = exp(row[i] - m);
+    row[i] = e;
+    sum += e;
+  }
+  sum = block_all_reduce<C, false>(sum, scratch);
+  const C inverse = C(1) / sum;
+  for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) {
+    y[i] = convert_value<S>(row[i] * inverse);
+  }
+}
+
+// The longest row softmax_block_rows_cached keeps: 44 KB, under the 48 KB of shared memory a
+// block gets without opting in (its reduction scratch takes some).
+constexpr std::int64_t kCachedRowBytes = 44 * 1024;
+
 template <class T>
 struct SoftmaxKernel {
   static void run(KernelContext& ctx) {
@@ -120,9 +158,18 @@ struct SoftmaxKernel {
       check_launch("softmax_warp_rows");
     } else {
       if (rows > 0x7fffffff) throw InternalError("softmax: more than 2^31 - 1 rows");
-      softmax_block_rows<S>
-          <<<static_cast<unsigned>(rows), 512, 0, scope.stream()>>>(x, out->data<S>(), length);
-      check_launch("softmax_block_rows");
+      using C = compute_of_t<S>;
+      const std::int64_t row_bytes = length * static_cast<std::int64_t>(sizeof(C));
+      if (row_bytes <= kCachedRowBytes) {
+        softmax_block_rows_cached<S>
+            <<<static_cast<unsigned>(rows), 512, static_cast<std::size_t>(row_bytes),
+               scope.stream()>>>(x, out->data<S>(), length);
+        check_launch("softmax_block_rows_cached");
+      } else {
+        softmax_block_rows<S>
+            <<<static_cast<unsigned>(rows), 512, 0, scope.stream()>>>(x, out->data<S>(), length);
+        check_launch("softmax_block_rows");
+      }
     }
   }
 };
