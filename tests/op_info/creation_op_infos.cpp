@@ -231,14 +231,14 @@ OpInfo random_uniform_info() {
     struct Range {
       double lo, hi;
     };
-    std::vector<Range> ranges;
-    if (d == DType::kInt32) {
-      ranges = {{-100, 100}, {0, 2147483647.0}, {-2147483648.0, 2147483647.0}};
-    } else if (d == DType::kInt64) {
-      ranges = {{-100, 100}, {-1099511627776.0, 1099511627776.0}, {0, 9.2e18}};
-    } else {
-      ranges = {{0, 1}, {-3, 5}, {-1000, 1000}};
-    }
+    // Made, not assigned, by dtype: GCC 13 warns (-Wnonnull, a false positive) on assigning an
+    // initializer list to an empty vector.
+    const std::vector<Range> ranges =
+        d == DType::kInt32
+            ? std::vector<Range>{{-100, 100}, {0, 2147483647.0}, {-2147483648.0, 2147483647.0}}
+        : d == DType::kInt64
+            ? std::vector<Range>{{-100, 100}, {-1099511627776.0, 1099511627776.0}, {0, 9.2e18}}
+            : std::vector<Range>{{0, 1}, {-3, 5}, {-1000, 1000}};
     const std::vector<Shape> shapes = random_shapes();
     std::vector<Sample> out;
     for (const Range& r : ranges) {
