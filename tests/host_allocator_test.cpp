@@ -1,5 +1,5 @@
-// HostAllocator: alignment, the small block cache (Note [Small block cache]) and the large one
-// (Note [Host block cache]).
+// HostAllocator: alignment, the small block cache (Note [Small block cache], blocks under 1 MiB)
+// and the large one (Note [Host block cache]).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -41,6 +41,21 @@ TEST_CASE("a freed small block is reused by the next allocation of its class on 
   void* q = alloc.allocate(16000, kShape, eagle::float32);  // same 1 KiB class
   CHECK(q == p);
   alloc.deallocate(q, 16000);
+  alloc.release_cached();
+}
+
+TEST_CASE("a freed block under 1 KiB is reused by the next allocation of its 64-byte class") {
+  // One-element tensors: aligned_alloc never takes from glibc's tcache, so these are cached too.
+  HostAllocator alloc("cpu", "/job:localhost/replica:0/task:0/device:CPU:0");
+  void* p = alloc.allocate(4, kShape, eagle::float32);
+  alloc.deallocate(p, 4);
+  void* q = alloc.allocate(64, kShape, eagle::float32);  // the same 64-byte class
+  CHECK(q == p);
+  void* r = alloc.allocate(65, kShape, eagle::float32);  // the next class: another block
+  CHECK(r != q);
+  CHECK(aligned(r));
+  alloc.deallocate(q, 64);
+  alloc.deallocate(r, 65);
   alloc.release_cached();
 }
 

@@ -22,21 +22,29 @@ namespace eagle::memory {
 // eagle's time. Freed blocks of those sizes are kept per thread instead, in size classes (1 KiB
 // steps up to 64 KiB, 16 KiB steps above), a few per class and at most kSmallCacheMaxBytes per
 // thread; a thread frees what it holds when it exits. No lock: the blocks are plain
-// aligned_alloc memory, so whichever thread frees a block may reuse it.
+// aligned_alloc memory, so whichever thread frees a block may reuse it. Blocks under 1 KiB (64 B
+// steps) are kept the same way: aligned_alloc never takes from glibc's tcache, so each one went
+// through _int_memalign, and their frees, past tcache's 7 per size, through the bins and
+// malloc_consolidate: a quarter of a 1-element op's instructions (docs/performance.md, "Dispatch
+// cost as an instruction count").
 
 namespace {
 
 constexpr std::size_t kSmallMin = std::size_t{1} << 10;
 constexpr std::size_t kSmallStepLimit = std::size_t{64} << 10;  // 1 KiB steps up to here
+// 64 B steps below 1 KiB: 64, 128, ..., 960.
+constexpr std::size_t kTinyClasses = kSmallMin / HostAllocator::kAlignment - 1;
 constexpr std::size_t kSmallClasses =
-    64 + (HostAllocator::kCacheMinBytes - kSmallStepLimit) / (std::size_t{16} << 10);
-constexpr int kSmallPerClass = 4;
+    kTinyClasses + 64 + (HostAllocator::kCacheMinBytes - kSmallStepLimit) / (std::size_t{16} << 10);
+constexpr int kSmallPerClass = 8;
 constexpr std::size_t kSmallCacheMaxBytes = std::size_t{4} << 20;
 
 // Block size -> class; the block sizes of small classes are exact multiples of their step.
 std::size_t small_class(std::size_t block) {
-  return block <= kSmallStepLimit ? block / kSmallMin - 1
-                                  : 63 + (block - kSmallStepLimit) / (std::size_t{16} << 10);
+  if (block < kSmallMin) return block / HostAllocator::kAlignment - 1;
+  return kTinyClasses + (block <= kSmallStepLimit
+                             ? block / kSmallMin - 1
+                             : 63 + (block - kSmallStepLimit) / (std::size_t{16} << 10));
 }
 
 struct SmallCache {
@@ -88,7 +96,7 @@ std::size_t HostAllocator::block_size(std::size_t bytes) {
 
 void* HostAllocator::allocate(std::size_t bytes, const Shape& shape, DType dtype) {
   const std::size_t size = block_size(bytes);
-  if (size >= kSmallMin && size < kCacheMinBytes) {  // Note [Small block cache]
+  if (size > 0 && size < kCacheMinBytes) {  // Note [Small block cache]
     if (SmallCache* cache = small_cache()) {
       SmallCache::Bin& bin = cache->bins[small_class(size)];
       if (bin.count > 0) {
@@ -128,7 +136,7 @@ void* HostAllocator::allocate(std::size_t bytes, const Shape& shape, DType dtype
 
 void HostAllocator::deallocate(void* ptr, std::size_t bytes) noexcept {
   const std::size_t size = block_size(bytes);
-  if (size >= kSmallMin && size < kCacheMinBytes) {  // Note [Small block cache]
+  if (size > 0 && size < kCacheMinBytes) {  // Note [Small block cache]
     SmallCache* cache = small_cache();
     if (cache != nullptr) {
       SmallCache::Bin& bin = cache->bins[small_class(size)];

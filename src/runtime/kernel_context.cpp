@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "kernels/variable_kernels.hpp"
+#include "runtime/handle_pool.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -55,8 +56,8 @@ TensorImpl& KernelContext::mutable_input(int i, bool keep_contents) {
   TensorImpl& impl = *impl_of(inputs_[i]);
   impl.drop_mirrors();
   if (impl.storage().use_count() > 1) {
-    auto fresh = std::make_shared<Storage>(impl.device(), impl.storage()->bytes(), impl.shape(),
-                                           impl.dtype());
+    auto fresh = std::allocate_shared<Storage>(HandleAllocator<Storage>(), impl.device(),
+                                               impl.storage()->bytes(), impl.shape(), impl.dtype());
     if (keep_contents) {
       kernels::copy_on_device(impl.device(), fresh->data(), impl.data(), fresh->bytes());
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "eagle/errors.hpp"
+#include "runtime/handle_pool.hpp"
 
 namespace eagle::runtime {
 
@@ -38,17 +39,21 @@ std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, 
       bytes > kMaxBytes) {
     bytes = kMaxBytes;
   }
-  return std::make_shared<TensorImpl>(std::make_shared<Storage>(device, bytes, shape, dtype), shape,
-                                      dtype);
+  return std::allocate_shared<TensorImpl>(
+      HandleAllocator<TensorImpl>(),
+      std::allocate_shared<Storage>(HandleAllocator<Storage>(), device, bytes, shape, dtype), shape,
+      dtype);
 }
 
 std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape) {
-  return std::make_shared<TensorImpl>(source.storage(), shape, source.dtype());
+  return std::allocate_shared<TensorImpl>(HandleAllocator<TensorImpl>(), source.storage(), shape,
+                                          source.dtype());
 }
 
 std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& shape,
                                          DType dtype) {
-  return std::make_shared<TensorImpl>(source.storage(), shape, dtype);
+  return std::allocate_shared<TensorImpl>(HandleAllocator<TensorImpl>(), source.storage(), shape,
+                                          dtype);
 }
 
 std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device) {
