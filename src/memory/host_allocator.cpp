@@ -64,19 +64,31 @@ struct SmallCache {
   }
 };
 
-// Set when the thread's cache is destroyed at thread exit; tensors freed after that (static
-// objects at process exit) go straight to free(). A bool: it outlives the cache.
-thread_local bool t_small_cache_gone = false;
+// The thread's cache, once made; t_small_cache_gone is set when it is destroyed at thread exit,
+// and tensors freed after that (static objects at process exit) go straight to free(). Plain
+// constant-initialized initial-exec thread-locals: every allocation and free reads them with one
+// %fs-relative load, where the cache object itself (a thread_local with a destructor, in a
+// shared library) cost a __tls_get_addr call each time (docs/performance.md, "Dispatch cost as
+// an instruction count").
+__attribute__((tls_model("initial-exec"))) thread_local SmallCache* t_small_cache = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_small_cache_gone = false;
 
 SmallCache::~SmallCache() {
   clear();
+  t_small_cache = nullptr;
   t_small_cache_gone = true;
 }
 
-SmallCache* small_cache() {
-  if (t_small_cache_gone) return nullptr;
-  thread_local SmallCache cache;
+SmallCache* make_small_cache() {
+  thread_local SmallCache cache;  // destroyed at the thread's exit
+  t_small_cache = &cache;
   return &cache;
+}
+
+SmallCache* small_cache() {
+  if (SmallCache* cache = t_small_cache) return cache;
+  if (t_small_cache_gone) return nullptr;
+  return make_small_cache();
 }
 
 }  // namespace
