@@ -21,24 +21,8 @@
 
 namespace {
 
-using bench::SeedCnn;  // bench/seed_cnn.hpp
-
-std::shared_ptr<eagle::keras::Sequential> keras_seed_cnn() {
-  namespace layers = eagle::keras::layers;
-  auto model = std::make_shared<eagle::keras::Sequential>();
-  layers::Conv2DOptions first;
-  first.input_shape = eagle::keras::TensorShape{28, 28, 1};
-  model->add(layers::Conv2D(32, 3, "relu", first));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::Flatten());
-  model->add(layers::Dense(64, "relu"));
-  model->add(layers::Dense(10, "softmax"));
-  model->compile(std::make_shared<eagle::optimizers::Adam>(), "sparse_categorical_crossentropy");
-  return model;
-}
+using bench::keras_seed_cnn;  // bench/seed_cnn.hpp
+using bench::SeedCnn;
 
 float train_step(const SeedCnn& model, eagle::optimizers::Adam& optimizer,
                  const eagle::Tensor& images, const eagle::Tensor& labels, bool read_loss) {

@@ -35,11 +35,11 @@
 
 #include "bench_util.hpp"
 #include "eagle/eagle.hpp"
+#include "seed_cnn.hpp"
 
 namespace {
 
 namespace keras = eagle::keras;
-namespace layers = eagle::keras::layers;
 
 double max_rss_mb() {
   rusage usage{};
@@ -73,23 +73,6 @@ class EpochTimer : public keras::callbacks::Callback {
   bench::Clock::time_point start_;
 };
 
-std::unique_ptr<keras::Sequential> seed_cnn() {
-  auto model = std::make_unique<keras::Sequential>();
-  layers::Conv2DOptions first;
-  first.input_shape = keras::TensorShape{28, 28, 1};
-  model->add(layers::Conv2D(32, 3, "relu", first));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::MaxPooling2D(2));
-  model->add(layers::Conv2D(64, 3, "relu"));
-  model->add(layers::Flatten());
-  model->add(layers::Dense(64, "relu"));
-  model->add(layers::Dense(10, "softmax"));
-  model->compile(std::make_shared<eagle::optimizers::Adam>(), "sparse_categorical_crossentropy",
-                 {"accuracy"});
-  return model;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +104,7 @@ int main(int argc, char** argv) {
   bench::Reporter rep;
   for (const std::int64_t batch : {32LL, 128LL}) {
     if (!opt.selected("fit_epoch", batch)) continue;
-    auto model = seed_cnn();
+    auto model = bench::keras_seed_cnn({"accuracy"});
     auto timer = std::make_shared<EpochTimer>();
     keras::FitOptions fit;
     fit.batch_size = batch;
