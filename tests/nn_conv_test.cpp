@@ -501,7 +501,7 @@ TEST_CASE("integer max_pool2d by hand: negative values, SAME padding never wins"
 // Note [MaxPool and NaN]: found on an H200, where cuDNN propagated a NaN that oneDNN and the
 // reference had dropped. Every position of a 3x3 window, on 1 and 2 threads (oneDNN takes
 // float32 from 2), every floating dtype and the simulated GPU.
-TEST_CASE("max_pool2d gives NaN for a window holding one wherever it lies, on every kernel") {
+TEST_CASE("max_pool2d gives NaN for a window holding one wherever it lies and on every kernel") {
   struct RestoreThreads {
     ~RestoreThreads() { eagle::cpu::set_intra_op_threads(0); }
   } restore;

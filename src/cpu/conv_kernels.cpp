@@ -20,15 +20,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/conv_reference.hpp"
-#include "cpu/intra_op_pool.hpp"
 #include "cpu/numeric.hpp"
 #include "eagle/errors.hpp"
 #include "kernels/registration.hpp"
@@ -184,30 +181,11 @@ void onednn_conv2d_backprop_filter(KernelContext& ctx) {
     onednn::conv2d_backprop_filter(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), out);
   });
 }
-// Whether x holds a NaN: one read of the input, on the intra-op threads.
-bool has_nan(const float* x, std::int64_t n) {
-  std::atomic<bool> found{false};
-  cpu::parallel_for(n, sizeof(float), [&](std::int64_t begin, std::int64_t end) {
-    bool nan = false;
-    for (std::int64_t i = begin; i < end; ++i) nan |= std::isnan(x[i]);  // vectorizes: no exit
-    if (nan) found.store(true, std::memory_order_relaxed);
-  });
-  return found.load(std::memory_order_relaxed);
-}
-
-// oneDNN's max pooling drops NaN: an input holding one takes the reference (Note [MaxPool and
-// NaN] in conv_reference.cpp).
-bool pools_nan(const KernelContext& ctx) {
-  return has_nan(in(ctx, 0), ctx.input(0).shape().num_elements());
-}
-
 void onednn_max_pool(KernelContext& ctx) {
-  if (pools_nan(ctx)) return MaxPoolKernel<float>::run(ctx);
   onednn_or_reference<MaxPoolKernel>(
       ctx, [&](float* out) { onednn::max_pool(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out); });
 }
 void onednn_max_pool_grad(KernelContext& ctx) {
-  if (pools_nan(ctx)) return MaxPoolGradKernel<float>::run(ctx);
   onednn_or_reference<MaxPoolGradKernel>(ctx, [&](float* out) {
     onednn::max_pool_grad(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), in(ctx, 2), out);
   });

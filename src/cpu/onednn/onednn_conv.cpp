@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <dnnl.hpp>
 
+#include "cpu/conv_reference.hpp"
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/onednn/onednn_common.hpp"
 #include "eagle/errors.hpp"
@@ -487,11 +489,31 @@ void pool_in_blocks(Kind kind, const ops::Pool2DAttrs& a, Make make, Run run_blo
   });
 }
 
+// Whether x holds a NaN. oneDNN's max pooling drops NaN, so a batch block holding one is pooled by
+// the reference kernels instead (Note [MaxPool and NaN] in cpu/conv_reference.cpp). The block is
+// read here just before oneDNN reads it, so it comes from memory once.
+// On the bits, as an OR of integer compares (a NaN's magnitude bits exceed infinity's), which the
+// baseline x86-64 build vectorizes with SSE2; a loop over std::isnan ran a scalar compare per
+// element and cost the seed CNN's step 10%.
+bool holds_nan(const float* x, std::int64_t n) {
+  constexpr std::int32_t kInfinityBits = 0x7f800000;
+  std::int32_t any = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    any |= static_cast<std::int32_t>((bits & 0x7fffffff) > kInfinityBits);
+  }
+  return any != 0;
+}
+
 void max_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
   const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
   const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
   pool_in_blocks(Kind::kMaxPoolForward, a, make_max_pool_forward,
                  [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                   if (holds_nan(input + begin * in, b.batch * in)) {
+                     return reference::max_pool(b, input + begin * in, output + begin * out);
+                   }
                    run(e, {{DNNL_ARG_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
                                                input + begin * in)},
                            {DNNL_ARG_DST, wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels),
@@ -530,6 +552,11 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* g
   const std::int64_t out_size = image_size(a.out_height, a.out_width, a.channels);
   pool_in_blocks(Kind::kMaxPoolBackward, a, make_max_pool_backward,
                  [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                   if (holds_nan(input + begin * in_size, b.batch * in_size)) {
+                     return reference::max_pool_grad(b, input + begin * in_size,
+                                                     grad + begin * out_size,
+                                                     input_grad + begin * in_size);
+                   }
                    const memory::desc in = nhwc(b.batch, b.in_height, b.in_width, b.channels);
                    const memory::desc out = nhwc(b.batch, b.out_height, b.out_width, b.channels);
                    // The forward again, for its workspace; its output is not needed but must go
