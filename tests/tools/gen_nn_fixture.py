@@ -52,15 +52,21 @@ POOL = []
 ERRORS = []
 
 
+def spread_filter(f, dilations):
+    """The dilated filter as an undilated one: zeros between the taps."""
+    dh, dw = dilations
+    spread = np.zeros([(f.shape[0] - 1) * dh + 1, (f.shape[1] - 1) * dw + 1, *f.shape[2:]])
+    spread[::dh, ::dw] = f
+    return spread
+
+
 def conv_case(name, x_shape, f_shape, strides=(1, 1), padding="VALID", dilations=(1, 1)):
     x, f = pattern(x_shape, 1), pattern(f_shape, 2)
     # TensorFlow's float64 CPU kernels have no dilated backprops ("Current CPU implementations do
     # not yet support dilation rates larger than 1"): a dilated filter is the undilated
     # convolution with zeros between the taps, whose gradient is read back at the taps.
     dh, dw = dilations
-    spread = np.zeros([(f_shape[0] - 1) * dh + 1, (f_shape[1] - 1) * dw + 1, *f_shape[2:]])
-    spread[::dh, ::dw] = f
-    xt, ft = tf.constant(x), tf.constant(spread)
+    xt, ft = tf.constant(x), tf.constant(spread_filter(f, dilations))
     with tf.GradientTape() as tape:
         tape.watch([xt, ft])
         y = tf.nn.conv2d(xt, ft, strides=list(strides), padding=padding)
@@ -90,9 +96,7 @@ def grouped_conv_case(name, x_shape, f_shape, strides=(1, 1), padding="VALID", d
     groups = x_shape[3] // f_shape[2]
     cg, og = f_shape[2], f_shape[3] // groups
     dh, dw = dilations
-    spread = np.zeros([(f_shape[0] - 1) * dh + 1, (f_shape[1] - 1) * dw + 1, *f_shape[2:]])
-    spread[::dh, ::dw] = f
-    xt, ft = tf.constant(x), tf.constant(spread)
+    xt, ft = tf.constant(x), tf.constant(spread_filter(f, dilations))
     with tf.GradientTape() as tape:
         tape.watch([xt, ft])
         y = tf.concat([tf.nn.conv2d(xt[..., g * cg:(g + 1) * cg], ft[..., g * og:(g + 1) * og],
