@@ -108,6 +108,11 @@ inline Options parse_args(int argc, char** argv) {
       std::exit(2);
     }
   }
+  // OpenBLAS (which libeagle links) starts its worker threads when it loads, and an idle worker
+  // spins on sched_yield for 2^28 TSC cycles (about 0.1 s) before it parks: a timed loop in that
+  // window shares its cores with them (measured: seed conv1's ops on 2 threads ran at 1-thread
+  // speed, and at 2-thread speed with OPENBLAS_THREAD_TIMEOUT=4). Wait them out before timing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   return o;
 }
 
