@@ -94,6 +94,18 @@ std::vector<Case> cases() {
     out.push_back({"softmax64_" + s, eagle::softmax(eagle::cast(m, eagle::DType::kFloat64))});
     out.push_back({"softmax_f16_" + s, eagle::softmax(eagle::cast(m, eagle::DType::kFloat16))});
   }
+  // Narrow convolutions (Note [Narrow convolutions]): whole and partial vectors of channels.
+  for (auto [c, o] : {std::pair<std::int64_t, std::int64_t>{1, 32}, {3, 20}}) {
+    const Shape xs{2, 11, 10, c}, fs{3, 3, c, o};
+    const Tensor x = eagle::constant(inputs(xs.num_elements(), 8, false), xs);
+    const Tensor f = eagle::constant(inputs(fs.num_elements(), 9, false), fs);
+    const eagle::nn::Conv2DOptions same{{1, 1}, "SAME"};
+    const Tensor dy = eagle::constant(inputs(2 * 11 * 10 * o, 10, false), Shape{2, 11, 10, o});
+    const std::string s = std::to_string(c) + "x" + std::to_string(o);
+    out.push_back({"conv2d" + s, eagle::nn::conv2d(x, f, same)});
+    out.push_back({"conv2d_dx" + s, eagle::nn::conv2d_backprop_input(xs, f, dy, same)});
+    out.push_back({"conv2d_df" + s, eagle::nn::conv2d_backprop_filter(x, fs, dy, same)});
+  }
   // The optimizers' fused updates (ResourceApply*): three steps each, the variable's value after.
   for (std::int64_t n : {7, 1031, 70001}) {
     const Tensor start = eagle::constant(inputs(n, 6, false), Shape{n});

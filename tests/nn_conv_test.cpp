@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "conv_test_support.hpp"
 #include "cpu/conv_kernels.hpp"
 #include "cpu/conv_reference.hpp"
 #include "eagle/eagle.hpp"
@@ -560,32 +561,15 @@ TEST_CASE("integer max_pool2d has no gradient and AvgPool and MaxPoolGrad stay f
 #if defined(EAGLE_WITH_ONEDNN)
 namespace {
 
-// got within 1e-5 of want, relative to each value plus the largest |want|.
-bool close(const std::vector<float>& got, const std::vector<float>& want) {
-  double scale = 0;
-  for (float w : want) scale = std::max(scale, static_cast<double>(std::fabs(w)));
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    if (std::fabs(got[i] - want[i]) > 1e-5 * (std::fabs(want[i]) + scale)) return false;
-  }
-  return true;
-}
-
-// SAME's padding (before, after) of one dimension, as conv_ops.cpp computes it; none for VALID.
-std::pair<std::int64_t, std::int64_t> pads(bool same, std::int64_t in, std::int64_t out,
-                                           std::int64_t stride, std::int64_t extent) {
-  const std::int64_t total = same ? std::max<std::int64_t>(0, (out - 1) * stride + extent - in) : 0;
-  return {total / 2, total - total / 2};
-}
+using eagle_test::close;
+using eagle_test::pads;
 
 // oneDNN's Conv2D and both backprops against the reference kernels for geometry `a` (its padding
 // filled in here), and the op's own result y against the reference.
 void check_conv_against_reference(eagle::ops::Conv2DAttrs a, const std::vector<float>& x,
                                   const std::vector<float>& f, const std::vector<float>& dy,
                                   const Tensor& y) {
-  const std::int64_t eh = (a.filter_height - 1) * a.dilation_h + 1;
-  const std::int64_t ew = (a.filter_width - 1) * a.dilation_w + 1;
-  std::tie(a.pad_top, a.pad_bottom) = pads(a.same, a.in_height, a.out_height, a.stride_h, eh);
-  std::tie(a.pad_left, a.pad_right) = pads(a.same, a.in_width, a.out_width, a.stride_w, ew);
+  a = eagle_test::with_padding(a);
   std::vector<float> ref(y.num_elements()), dnn(y.num_elements());
   eagle::cpu::reference::conv2d(a, x.data(), f.data(), ref.data());
   eagle::cpu::onednn::conv2d(a, x.data(), f.data(), dnn.data());

@@ -9,12 +9,14 @@
 // made once, when the kernels are registered, and is explicit: the reference registers every slot
 // with KernelTable::add, then, when oneDNN is chosen, its kernels take the float32 slots with
 // KernelTable::replace (a second add would be an InternalError, so nothing is overwritten
-// silently). EAGLE_CONV_PROVIDER=reference keeps the reference everywhere, which is how the tests
-// run every op on both; active_conv_provider() says which one serves. float16 and bfloat16
-// compute in float32 through the reference and round once (Note [Half precision on the CPU]).
-// A simulated GPU gets whichever kernel the CPU registered (Note [GPU kernel set]). float32 batch
-// norm follows the same choice (cpu/batch_norm_kernels.cpp, Note [Batch norm on oneDNN]). Integer
-// MaxPool (int32, int64) has only the reference.
+// silently). Convolutions of 1 to 4 input channels, where oneDNN 2.6 is slowest, take eagle's own
+// direct kernels in that provider (Note [Narrow convolutions] in cpu/conv_narrow.cpp).
+// EAGLE_CONV_PROVIDER=reference keeps the reference everywhere, which is how the tests run every op
+// on both; active_conv_provider() says which one serves. float16 and bfloat16 compute in float32
+// through the reference and round once (Note [Half precision on the CPU]). A simulated GPU gets
+// whichever kernel the CPU registered (Note [GPU kernel set]). float32 batch norm follows the same
+// choice (cpu/batch_norm_kernels.cpp, Note [Batch norm on oneDNN]). Integer MaxPool (int32, int64)
+// has only the reference.
 #include "cpu/conv_kernels.hpp"
 
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/conv_narrow.hpp"
 #include "cpu/conv_reference.hpp"
 #include "cpu/numeric.hpp"
 #include "eagle/errors.hpp"
@@ -166,19 +169,28 @@ void onednn_or_reference(KernelContext& ctx, Run run) {
 
 const float* in(const KernelContext& ctx, int i) { return ctx.input(i).data<const float>(); }
 
+// Narrow convolutions go to eagle's direct kernels (Note [Narrow convolutions]).
 void onednn_conv2d(KernelContext& ctx) {
   onednn_or_reference<Conv2DKernel>(ctx, [&](float* out) {
-    onednn::conv2d(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), out);
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto run = is_narrow_conv(a) ? narrow_conv_kernels().conv2d : onednn::conv2d;
+    run(a, in(ctx, 0), in(ctx, 1), out);
   });
 }
 void onednn_conv2d_backprop_input(KernelContext& ctx) {
   onednn_or_reference<Conv2DBackpropInputKernel>(ctx, [&](float* out) {
-    onednn::conv2d_backprop_input(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), out);
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto run =
+        is_narrow_conv(a) ? narrow_conv_kernels().backprop_input : onednn::conv2d_backprop_input;
+    run(a, in(ctx, 0), in(ctx, 1), out);
   });
 }
 void onednn_conv2d_backprop_filter(KernelContext& ctx) {
   onednn_or_reference<Conv2DBackpropFilterKernel>(ctx, [&](float* out) {
-    onednn::conv2d_backprop_filter(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), out);
+    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto run =
+        is_narrow_conv(a) ? narrow_conv_kernels().backprop_filter : onednn::conv2d_backprop_filter;
+    run(a, in(ctx, 0), in(ctx, 1), out);
   });
 }
 void onednn_max_pool(KernelContext& ctx) {

@@ -6,6 +6,9 @@
 // the library's own compile is the baseline.
 #ifndef EAGLE_CPU_ISA
 #define EAGLE_CPU_ISA baseline
+// The library's own compile (baseline or native), as opposed to an extra variant's: the one place
+// for a variant source's process-wide definitions.
+#define EAGLE_CPU_ISA_LIBRARY_COMPILE 1
 #endif
 
 // Wraps a variant source's code and the headers it instantiates: each variant's symbols carry its

@@ -19,7 +19,8 @@ using V = const Inputs&;
 using Stride = std::array<std::int64_t, 2>;
 
 // The cases of every conv and pool sample: VALID, SAME with an extra row (even kernel), strides,
-// dilations, an empty batch and a grouped convolution (input depth twice the filter's). The pools
+// dilations, an empty batch, a grouped convolution (input depth twice the filter's) and a
+// first layer (one input channel). The pools
 // take the filter's spatial size as their window.
 struct ConvCase {
   Shape x, filter;
@@ -35,6 +36,8 @@ const std::vector<ConvCase>& conv_cases() {
       {{0, 5, 5, 2}, {3, 3, 2, 2}, {{1, 1}, "VALID"}},
       {{1, 14, 14, 16}, {3, 3, 16, 32}, {{1, 1}, "SAME"}},
       {{2, 7, 6, 4}, {3, 2, 2, 6}, {{2, 1}, "SAME"}},
+      // One input channel, whole vectors of output channels (Note [Narrow convolutions]).
+      {{2, 9, 8, 1}, {3, 3, 1, 32}, {{1, 1}, "SAME"}},
   };
   return cases;
 }
