@@ -717,13 +717,20 @@ TEST_CASE("oneDNN agrees with the reference kernels on random grouped convolutio
 }
 
 TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {
-  // Note [oneDNN layouts]: its JIT kernels on the layouts they choose, neither the reference
-  // implementation oneDNN falls back on nor the gemm-based one plain nhwc gets.
+  // Note [oneDNN layouts]: its JIT kernels, neither the reference implementation oneDNN falls
+  // back on nor the gemm-based one an hwio filter gets; on AVX-512 they take eagle's nhwc
+  // activations in place.
+  using eagle::cpu::onednn::ConvPass;
   const eagle::ops::Conv2DAttrs a{128, 13, 13, 32, 3, 3, 64, 11, 11, 1, 1, 1, 1, 0, 0, 0, 0, false};
-  const std::string impl = eagle::cpu::onednn::conv2d_implementation(a);
-  INFO(impl);
-  CHECK(impl.find("ref") == std::string::npos);
-  if (__builtin_cpu_supports("avx2")) CHECK(impl.find("gemm") == std::string::npos);
+  for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
+    const std::string impl = eagle::cpu::onednn::conv2d_implementation(a, pass);
+    INFO("pass " << static_cast<int>(pass) << ": " << impl);
+    CHECK(impl.find("ref") == std::string::npos);
+    if (__builtin_cpu_supports("avx2")) CHECK(impl.find("gemm") == std::string::npos);
+    if (__builtin_cpu_supports("avx512f")) {
+      CHECK(eagle::cpu::onednn::conv2d_activations_in_place(a, pass));
+    }
+  }
 }
 
 TEST_CASE(

@@ -117,16 +117,20 @@ memory::desc nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
   return memory::desc({n, c, h, w}, memory::data_type::f32, tag::nhwc);
 }
 
-// The dims of a Conv2D's arguments and, per argument, eagle's layout (nhwc, hwio) or, with
-// `chosen`, format_tag::any: the primitive picks (Note [oneDNN layouts]). A grouped convolution's
-// weights are oneDNN's [groups, out/groups, in/groups, h, w], whose hwigo layout is eagle's HWIO
-// filter with its output channels split into (group, filter) (Note [Grouped convolution]).
+// Which layouts a convolution's descriptors name (Note [oneDNN layouts]): eagle's for every
+// argument (nhwc, hwio), eagle's nhwc for the activations with the filter's left to oneDNN, or
+// every one left to oneDNN (format_tag::any).
+enum class Layouts { kEagle, kEagleActivations, kChosen };
+
+// The dims of a Conv2D's arguments and their layouts. A grouped convolution's weights are
+// oneDNN's [groups, out/groups, in/groups, h, w], whose hwigo layout is eagle's HWIO filter with
+// its output channels split into (group, filter) (Note [Grouped convolution]).
 struct ConvDescs {
   memory::desc src, weights, dst;
   memory::dims strides, dilates, padding_l, padding_r;
 };
 
-ConvDescs conv_descs(const ops::Conv2DAttrs& a, bool chosen = false) {
+ConvDescs conv_descs(const ops::Conv2DAttrs& a, Layouts layouts = Layouts::kEagle) {
   const memory::dims src = {a.batch, a.in_channels, a.in_height, a.in_width};
   const bool grouped = a.groups > 1;
   const memory::dims weights =
@@ -135,21 +139,36 @@ ConvDescs conv_descs(const ops::Conv2DAttrs& a, bool chosen = false) {
               : memory::dims{a.out_channels, a.in_channels, a.filter_height, a.filter_width};
   const memory::dims dst = {a.batch, a.out_channels, a.out_height, a.out_width};
   const auto f32 = memory::data_type::f32;
-  return {memory::desc(src, f32, chosen ? tag::any : tag::nhwc),
-          memory::desc(weights, f32,
-                       chosen    ? tag::any
-                       : grouped ? tag::hwigo
-                                 : tag::hwio),
-          memory::desc(dst, f32, chosen ? tag::any : tag::nhwc),
+  const tag activations = layouts == Layouts::kChosen ? tag::any : tag::nhwc;
+  const tag filter = layouts != Layouts::kEagle ? tag::any : grouped ? tag::hwigo : tag::hwio;
+  return {memory::desc(src, f32, activations),
+          memory::desc(weights, f32, filter),
+          memory::desc(dst, f32, activations),
           {a.stride_h, a.stride_w},
           {a.dilation_h - 1, a.dilation_w - 1},  // oneDNN counts the holes: 0 is no dilation
           {a.pad_top, a.pad_left},
           {a.pad_bottom, a.pad_right}};
 }
 
+// Whether oneDNN runs a primitive on one of its direct kernels (jit:..., brgconv:...), not on
+// im2col + sgemm (gemm:...) or its reference loops (ref:...).
+bool direct_kernel(const std::string& implementation) {
+  return implementation.find("gemm") == std::string::npos &&
+         implementation.rfind("ref", 0) == std::string::npos;
+}
+
+// make(layouts)'s primitive descriptor for eagle's nhwc activations when oneDNN has a direct
+// kernel for them, else for the layouts it chooses (Note [oneDNN layouts]).
+template <class Make>
+auto preferred_pd(Make make) {
+  auto pd = make(Layouts::kEagleActivations);
+  if (direct_kernel(pd.impl_info_str())) return pd;
+  return make(Layouts::kChosen);
+}
+
 dnnl::convolution_forward::primitive_desc conv_forward_pd(const ops::Conv2DAttrs& a,
-                                                          dnnl::prop_kind kind) {
-  const ConvDescs d = conv_descs(a, /*chosen=*/true);
+                                                          dnnl::prop_kind kind, Layouts layouts) {
+  const ConvDescs d = conv_descs(a, layouts);
   const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, d.src,
                                              d.weights, d.dst, d.strides, d.dilates, d.padding_l,
                                              d.padding_r);
@@ -202,7 +221,9 @@ std::shared_ptr<const Entry> entry_of(const PrimitiveDesc& pd) {
 // the two inputs, then the output.
 std::shared_ptr<const Entry> make_conv_forward(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  const auto pd = conv_forward_pd(a, dnnl::prop_kind::forward_inference);
+  const auto pd = preferred_pd([&](Layouts layouts) {
+    return conv_forward_pd(a, dnnl::prop_kind::forward_inference, layouts);
+  });
   auto e = std::const_pointer_cast<Entry>(
       entry_of<dnnl::convolution_forward::primitive_desc, dnnl::convolution_forward>(pd));
   const ConvDescs u = conv_descs(a);
@@ -214,12 +235,15 @@ std::shared_ptr<const Entry> make_conv_forward(const void* p) {
 
 std::shared_ptr<const Entry> make_conv_backward_data(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  const ConvDescs d = conv_descs(a, /*chosen=*/true);
-  const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                   d.weights, d.dst, d.strides, d.dilates,
-                                                   d.padding_l, d.padding_r);
-  const dnnl::convolution_backward_data::primitive_desc pd(
-      desc, user_scratchpad(), engine(), conv_forward_pd(a, dnnl::prop_kind::forward_training));
+  const auto pd = preferred_pd([&](Layouts layouts) {
+    const ConvDescs d = conv_descs(a, layouts);
+    const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
+                                                     d.weights, d.dst, d.strides, d.dilates,
+                                                     d.padding_l, d.padding_r);
+    return dnnl::convolution_backward_data::primitive_desc(
+        desc, user_scratchpad(), engine(),
+        conv_forward_pd(a, dnnl::prop_kind::forward_training, layouts));
+  });
   auto e = std::const_pointer_cast<Entry>(
       entry_of<dnnl::convolution_backward_data::primitive_desc, dnnl::convolution_backward_data>(
           pd));
@@ -232,12 +256,15 @@ std::shared_ptr<const Entry> make_conv_backward_data(const void* p) {
 
 std::shared_ptr<const Entry> make_conv_backward_weights(const void* p) {
   const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
-  const ConvDescs d = conv_descs(a, /*chosen=*/true);
-  const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                      d.weights, d.dst, d.strides, d.dilates,
-                                                      d.padding_l, d.padding_r);
-  const dnnl::convolution_backward_weights::primitive_desc pd(
-      desc, user_scratchpad(), engine(), conv_forward_pd(a, dnnl::prop_kind::forward_training));
+  const auto pd = preferred_pd([&](Layouts layouts) {
+    const ConvDescs d = conv_descs(a, layouts);
+    const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
+                                                        d.weights, d.dst, d.strides, d.dilates,
+                                                        d.padding_l, d.padding_r);
+    return dnnl::convolution_backward_weights::primitive_desc(
+        desc, user_scratchpad(), engine(),
+        conv_forward_pd(a, dnnl::prop_kind::forward_training, layouts));
+  });
   auto e =
       std::const_pointer_cast<Entry>(entry_of<dnnl::convolution_backward_weights::primitive_desc,
                                               dnnl::convolution_backward_weights>(pd));
@@ -572,13 +599,36 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* g
                  });
 }
 
-std::string conv2d_implementation(const ops::Conv2DAttrs& a) {
-  if (!in_blocks(a.batch)) {
-    return conv_entry(Kind::kConvForward, a, make_conv_forward, intra_op_threads())->implementation;
+namespace {
+
+// The entry that computes `pass` for geometry a (the first block's, when the batch runs in blocks).
+std::shared_ptr<const Entry> entry_of_pass(const ops::Conv2DAttrs& a, ConvPass pass) {
+  const bool whole = !in_blocks(a.batch);
+  const ops::Conv2DAttrs g = whole ? a : with_batch(a, std::min(kBatchBlock, a.batch));
+  const int threads = whole ? intra_op_threads() : 1;
+  switch (pass) {
+    case ConvPass::kBackwardData:
+      return conv_entry(Kind::kConvBackwardData, g, make_conv_backward_data, threads);
+    case ConvPass::kBackwardWeights:
+      return conv_entry(Kind::kConvBackwardWeights, g, make_conv_backward_weights, threads);
+    default:
+      return conv_entry(Kind::kConvForward, g, make_conv_forward, threads);
   }
-  return conv_entry(Kind::kConvForward, with_batch(a, std::min(kBatchBlock, a.batch)),
-                    make_conv_forward, 1)
-      ->implementation;
+}
+
+}  // namespace
+
+std::string conv2d_implementation(const ops::Conv2DAttrs& a, ConvPass pass) {
+  return entry_of_pass(a, pass)->implementation;
+}
+
+bool conv2d_activations_in_place(const ops::Conv2DAttrs& a, ConvPass pass) {
+  for (const LayoutArg& arg : entry_of_pass(a, pass)->args) {
+    if (arg.id != DNNL_ARG_WEIGHTS && arg.id != DNNL_ARG_DIFF_WEIGHTS && arg.reordered) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace eagle::cpu::onednn

@@ -25,15 +25,19 @@
 // ~~~~~~~~~~~~~~~~~~~~~
 // Given plain nhwc/hwio descriptors, Debian's oneDNN 2.6 picks its gemm-based convolution
 // (im2col + sgemm, `x64:gemm:jit`), which on the seed CNN's shapes is about half as fast as its
-// direct JIT kernels on blocked layouts (nChw16c activations, OIhw16i16o filters) and, on two
-// OpenMP threads, 4-10x slower than on one in backward-data and in backward-weights with one
-// input channel (docs/performance.md, "Seed CNN: where the time goes"). So each convolution is
-// created with format_tag::any and keeps, beside its primitive, a reorder per argument whose
-// chosen layout differs from eagle's: inputs are reordered into per-thread staging buffers, the
-// output is reordered back into eagle's nhwc/hwio tensor. eagle's tensors stay nhwc: each op
-// converts at its own boundary (an eager library cannot keep a blocked tensor between ops), which
-// costs about 5% of the convolution at these sizes. A layout that puts every element where
-// eagle's does (nchw with one channel) is used in place.
+// direct JIT kernels and, on two OpenMP threads, 4-10x slower than on one in backward-data
+// (docs/performance.md, "Seed CNN: where the time goes"). What forces gemm is the filter's hwio:
+// with the filter's layout left to oneDNN (format_tag::any), its JIT kernels take eagle's nhwc
+// activations as they are (brgconv forward, jit backward data and weights on AVX-512). So each
+// convolution is first described with nhwc activations and an `any` filter; only when oneDNN
+// has no direct kernel for that (gemm or ref; an older CPU) are the activations' layouts left
+// to it too (blocked nChw16c, say). Each primitive keeps, beside itself, a reorder per argument
+// whose chosen layout differs from eagle's: inputs are reordered into per-thread staging
+// buffers, the output is reordered back into eagle's nhwc/hwio tensor (an eager library cannot
+// keep a blocked tensor between ops). With nhwc activations only the small filter is reordered:
+// the backward passes lost the reorders of their activations, which had cost 8-13% of them
+// (resnet's filter gradient 85 -> 75 ms, the seed's second layer's 1.9 -> 1.55 ms on 2 threads).
+// A layout that puts every element where eagle's does (nchw with one channel) is used in place.
 #pragma once
 
 #include <string>
@@ -53,8 +57,14 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* g
 void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output);
 void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad);
 
-// "jit:avx512_core" and the like: the implementation oneDNN chose for a Conv2D of this geometry
-// (for the benchmark's report and the tests).
-std::string conv2d_implementation(const ops::Conv2DAttrs& a);
+enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
+
+// "jit:avx512_core" and the like: the implementation oneDNN chose for a Conv2D of this geometry,
+// or one of its backprops (for the benchmark's report and the tests).
+std::string conv2d_implementation(const ops::Conv2DAttrs& a, ConvPass pass = ConvPass::kForward);
+
+// Whether that primitive reads and writes eagle's nhwc activations in place, without reorders
+// (Note [oneDNN layouts]).
+bool conv2d_activations_in_place(const ops::Conv2DAttrs& a, ConvPass pass);
 
 }  // namespace eagle::cpu::onednn
