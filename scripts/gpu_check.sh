@@ -253,7 +253,7 @@ fi
 # Fashion-MNIST for the training runs: the packed copy, else Debian's (the samples' default).
 if [[ -z "${EAGLE_DATA_DIR:-}" && -f "$repo/.deps/data/fashion-mnist/train-images-idx3-ubyte.gz" ]]
 then
-  export EAGLE_DATA_DIR="$repo/.deps/data/fashion-mnist"
+  export EAGLE_DATA_DIR="$repo/.deps/data"  # it holds fashion-mnist/ (docs/guide.md)
   echo "EAGLE_DATA_DIR=$EAGLE_DATA_DIR"
 fi
 if [[ -f "$repo/.deps/env.sh" ]]; then
