@@ -733,6 +733,51 @@ TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {
   }
 }
 
+TEST_CASE("oneDNN computes unit-stride input gradients as forward convolutions") {
+  // Note [Backprop-input as a forward convolution]: thin padding only, unit strides only.
+  using eagle::ops::Conv2DAttrs;
+  const auto geometry = [](std::int64_t n, std::int64_t h, std::int64_t c, std::int64_t k,
+                           std::int64_t o, const eagle::nn::Conv2DOptions& options) {
+    const Tensor y =
+        eagle::nn::conv2d(eagle::zeros({n, h, h, c}), eagle::zeros({k, k, c, o}), options);
+    return eagle_test::with_padding(Conv2DAttrs{
+        n, h, h, c, k, k, o, y.shape()[1], y.shape()[2], options.strides[0], options.strides[1],
+        options.dilations[0], options.dilations[1], 0, 0, 0, 0, options.padding == "SAME"});
+  };
+  const Conv2DAttrs same = geometry(37, 20, 8, 3, 16, {{1, 1}, "SAME"});
+  const auto forward = eagle::cpu::onednn::backprop_input_as_forward(same);
+  REQUIRE(forward.has_value());
+  CHECK(forward->in_height == 20);
+  CHECK(forward->in_channels == 16);
+  CHECK(forward->out_channels == 8);
+  CHECK(forward->pad_top == 1);
+  CHECK(forward->pad_right == 1);
+  CHECK_FALSE(eagle::cpu::onednn::backprop_input_as_forward(
+      geometry(2, 20, 8, 3, 16, {{2, 2}, "SAME"})));  // strided
+  CHECK_FALSE(eagle::cpu::onednn::backprop_input_as_forward(
+      geometry(2, 5, 8, 3, 16, {{1, 1}, "VALID"})));  // 3x3 gradients padded to 7x7
+  // Values: batch blocks (37 images), dilation, and SAME's uneven padding of an even filter.
+  std::mt19937 rng(53);
+  std::uniform_real_distribution<float> value(-1, 1);
+  const Conv2DAttrs cases[] = {same, geometry(3, 24, 6, 3, 10, {{1, 1}, "SAME", {2, 2}}),
+                               geometry(2, 30, 5, 4, 7, {{1, 1}, "SAME"}),
+                               geometry(2, 30, 5, 3, 12, {{1, 1}, "VALID"})};
+  for (const Conv2DAttrs& a : cases) {
+    INFO("x [" << a.batch << "," << a.in_height << "," << a.in_width << "," << a.in_channels
+               << "], filter " << a.filter_height << "x" << a.filter_width << ", pads " << a.pad_top
+               << "," << a.pad_bottom << "," << a.pad_left << "," << a.pad_right);
+    CHECK(eagle::cpu::onednn::backprop_input_as_forward(a).has_value());
+    std::vector<float> f(a.filter_height * a.filter_width * a.in_channels * a.out_channels);
+    std::vector<float> dy(a.batch * a.out_height * a.out_width * a.out_channels);
+    for (float& v : f) v = value(rng);
+    for (float& v : dy) v = value(rng);
+    std::vector<float> want(a.batch * a.in_height * a.in_width * a.in_channels), got(want.size());
+    eagle::cpu::reference::conv2d_backprop_input(a, f.data(), dy.data(), want.data());
+    eagle::cpu::onednn::conv2d_backprop_input(a, f.data(), dy.data(), got.data());
+    CHECK(close(got, want));
+  }
+}
+
 TEST_CASE(
     "oneDNN convolutions and pools over batch blocks match the reference on any thread count") {
   // Note [Batch blocks]: 37 images are blocks of 16, 16 and 5; on 1, 2 and 3 threads the blocks

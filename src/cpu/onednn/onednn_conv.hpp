@@ -40,6 +40,7 @@
 // A layout that puts every element where eagle's does (nchw with one channel) is used in place.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ops/attrs.hpp"
@@ -56,6 +57,10 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* g
                    float* input_grad);
 void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output);
 void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad);
+
+// The forward convolution whose output is Conv2DBackpropInput's for geometry a, where that is
+// how it runs (Note [Backprop-input as a forward convolution] in onednn_conv.cpp).
+std::optional<ops::Conv2DAttrs> backprop_input_as_forward(const ops::Conv2DAttrs& a);
 
 enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 
