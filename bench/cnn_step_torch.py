@@ -8,7 +8,10 @@ The model of seed 003 (Conv2D(32, 3, relu) -> MaxPool 2 -> Conv2D(64, 3, relu) -
 Conv2D(64, 3, relu) -> Flatten -> Dense(64, relu) -> Dense(10)), softmax cross-entropy on the
 logits, Adam (Keras's defaults: lr 0.001, eps 1e-7), batch 32 and 128, inputs uniform in [0, 1),
 labels uniform in [0, 10). PyTorch eager, as a user writes it: NCHW (PyTorch's default layout),
-cuDNN's benchmark mode off, PyTorch's default TF32 settings (stated in the record). Each step ends
+cuDNN's benchmark mode off, PyTorch's default TF32 settings (stated in the record). Then the same
+with the model and input in `channels_last` (NHWC memory, eagle's and TensorFlow's layout), case
+cnn_step_channels_last: beside the NCHW row it says how much of a gap to eagle's NHWC step is
+cuDNN's layout rather than eagle's own kernels. Each step ends
 with the loss read back (`.item()`, a sync), as eagle's GPU step ends; the time is the host clock
 around the step, median over the repetitions. Prints one JSON line per batch size.
 """
@@ -41,7 +44,7 @@ def main():
     dev = torch.device("cuda:0")
     name = torch.cuda.get_device_name(dev)
 
-    for batch in (32, 128):
+    for layout, batch in [(l, b) for l in ("nchw", "channels_last") for b in (32, 128)]:
         torch.manual_seed(batch)
         model = nn.Sequential(
             nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
@@ -52,6 +55,9 @@ def main():
         opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
         loss_fn = nn.CrossEntropyLoss()
         x = torch.rand(batch, 1, 28, 28, device=dev)
+        if layout == "channels_last":
+            model = model.to(memory_format=torch.channels_last)
+            x = x.contiguous(memory_format=torch.channels_last)
         y = torch.randint(0, 10, (batch,), device=dev)
 
         def step():
@@ -71,10 +77,11 @@ def main():
             times.append((time.perf_counter() - t0) * 1e6)
         last = step()
         if not last < first:
-            print(f"# torch cnn_step/{batch}: the loss did not fall ({first} -> {last})")
+            print(f"# torch cnn_step/{batch} {layout}: the loss did not fall ({first} -> {last})")
             return 1
+        case = "cnn_step" if layout == "nchw" else "cnn_step_channels_last"
         print(json.dumps({
-            "case": "cnn_step", "impl": "torch", "size": batch, "dtype": "float32",
+            "case": case, "impl": "torch", "size": batch, "dtype": "float32", "layout": layout,
             "median_us": statistics.median(times), "min_us": min(times), "max_us": max(times),
             "reps": reps, "first_loss": first, "last_loss": last, "gpu": name,
             "torch": torch.__version__,

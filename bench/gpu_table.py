@@ -28,6 +28,7 @@ CASE_ORDER = (
     "matmul",
     "cnn_step",
     "cnn_step_autotune",
+    "cnn_step_channels_last",  # PyTorch alone, in NHWC memory (bench/cnn_step_torch.py)
     "cnn_train_on_batch",
     "cnn_train_on_batch_autotune",
 )
