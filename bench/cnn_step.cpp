@@ -90,6 +90,9 @@ int main(int argc, char** argv) {
       const char* tune = std::getenv("EAGLE_CUDNN_AUTOTUNE");
       r.set("cudnn_autotune",
             tune != nullptr && (std::string_view(tune) == "1" || std::string_view(tune) == "true"));
+      // cuDNN's layout: NHWC, or NCHW with EAGLE_CUDNN_LAYOUT=nchw.
+      const char* layout = std::getenv("EAGLE_CUDNN_LAYOUT");
+      r.set("cudnn_layout", layout != nullptr && *layout != '\0' ? layout : "nhwc");
       rep.emit(std::move(r));
     }
   }

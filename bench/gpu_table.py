@@ -28,9 +28,11 @@ CASE_ORDER = (
     "matmul",
     "cnn_step",
     "cnn_step_autotune",
+    "cnn_step_nchw",
     "cnn_step_channels_last",  # PyTorch alone, in NHWC memory (bench/cnn_step_torch.py)
     "cnn_train_on_batch",
     "cnn_train_on_batch_autotune",
+    "cnn_train_on_batch_nchw",
 )
 
 
@@ -51,6 +53,9 @@ def load(paths):
                 # hand-written step; train_on_batch (Keras's API) gets a row of its own.
                 # With EAGLE_CUDNN_AUTOTUNE=1 (measured algorithms) the rows are cases of their own.
                 tuned = "_autotune" if r.get("cudnn_autotune") else ""
+                # With EAGLE_CUDNN_LAYOUT=nchw (cuDNN in NCHW, transposes around it) too.
+                if r.get("cudnn_layout") == "nchw":
+                    tuned += "_nchw"
                 if r["impl"] == "eagle_tape":
                     r = dict(r, impl="eagle", case="cnn_step" + tuned, dtype="float32")
                 elif r["impl"] == "eagle_keras":

@@ -30,6 +30,11 @@
 //   backward data algorithm"), so those run in NCHW, as TensorFlow's GPU kernels run whatever
 //   cuDNN lacks in NHWC: activations transposed to NCHW and the filter to OIHW (cuDNN's NCHW
 //   filter) on the device, the result transposed back. The forward pass has NHWC algorithms.
+// - EAGLE_CUDNN_LAYOUT=nchw runs every convolution that way, the forward pass too: TensorFlow's
+//   layout optimizer moves float32 convolutions to NCHW on a GPU ("cuDNN prefers NCHW"), and
+//   PyTorch's users run NCHW. Off by default until timed beside NHWC on a GPU
+//   (scripts/gpu_check.sh times the CNN step both ways; the H200's batch-128 step was 0.46x
+//   PyTorch's in NHWC).
 // - MaxPool uses CUDNN_POOLING_MAX_DETERMINISTIC and CUDNN_PROPAGATE_NAN (Note [MaxPool and
 //   NaN] in src/cpu/conv_reference.cpp); AvgPool CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_-
 //   PADDING, TensorFlow's divisor for SAME.
@@ -84,6 +89,22 @@ bool autotune() {
     return v != nullptr && (std::string_view(v) == "1" || std::string_view(v) == "true");
   }();
   return on;
+}
+
+// EAGLE_CUDNN_LAYOUT=nchw (or nhwc, the default): Note [cuDNN convolutions]. Read once; another
+// value is an InvalidArgumentError from the first convolution.
+bool nchw_requested() {
+  static const int nchw = [] {
+    const char* v = std::getenv("EAGLE_CUDNN_LAYOUT");
+    if (v == nullptr || *v == '\0' || std::string_view(v) == "nhwc") return 0;
+    if (std::string_view(v) == "nchw") return 1;
+    return -1;
+  }();
+  if (nchw < 0) {
+    throw InvalidArgumentError(fmt::format("EAGLE_CUDNN_LAYOUT={}: expected nhwc or nchw",
+                                           std::getenv("EAGLE_CUDNN_LAYOUT")));
+  }
+  return nchw == 1;
 }
 
 struct CudnnHandle {
@@ -250,10 +271,11 @@ Algorithm pick(const Perf* perfs, int count, std::size_t limit, const char* what
 enum ConvKind { kForward, kBackwardData, kBackwardFilter };
 
 // The layout cuDNN gets for `kind` and T (Note [cuDNN convolutions]): NCHW tensors with OIHW
-// filters for float64's backprops, NHWC with OHWI otherwise.
+// filters for float64's backprops and under EAGLE_CUDNN_LAYOUT=nchw, NHWC with OHWI otherwise.
 template <class T>
 cudnnTensorFormat_t conv_format(ConvKind kind) {
-  return std::is_same_v<T, double> && kind != kForward ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+  const bool nchw = (std::is_same_v<T, double> && kind != kForward) || nchw_requested();
+  return nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
 }
 
 // Runs one cuDNN convolution call for `kind` with the cached algorithm and a fresh workspace;
@@ -412,6 +434,18 @@ struct Conv2DKernel {
       x = padded->data();
     }
     const auto filter = cudnn_filter<T>(scope, ctx.input(1).data(), a, kForward);
+    if (conv_format<T>(kForward) == CUDNN_TENSOR_NCHW) {
+      const auto x_nchw =
+          nhwc_to_nchw(scope, x, a.batch, s.g.in_height, s.g.in_width, a.in_channels, sizeof(T));
+      const auto y_nchw =
+          scratch(scope, static_cast<std::size_t>(ctx.output_shape().num_elements()) * sizeof(T));
+      run_convolution<T>(ctx, scope, kForward, s.g, x_nchw->data(), filter->data(), nullptr,
+                         y_nchw->data());
+      launch_transpose(scope, y_nchw->data(),
+                       Shape{a.batch, a.out_channels, a.out_height, a.out_width}, {0, 2, 3, 1},
+                       sizeof(T), out->data());
+      return;
+    }
     run_convolution<T>(ctx, scope, kForward, s.g, x, filter->data(), nullptr, out->data());
   }
 };

@@ -583,6 +583,10 @@ else
     # convolutions]): its rows are cnn_step_autotune.
     run_bench "eagle cnn_step autotune" "$report/bench_eagle_cnn_autotune.log" \
       env EAGLE_CUDNN_AUTOTUNE=1 "$build/bench/bench_cnn_step" --device /GPU:0 "${bench_args[@]}"
+    # And with cuDNN in NCHW, as TensorFlow runs float32 convolutions on a GPU (Note [cuDNN
+    # convolutions]): its rows are cnn_step_nchw, beside PyTorch's NCHW and channels_last rows.
+    run_bench "eagle cnn_step nchw" "$report/bench_eagle_cnn_nchw.log" \
+      env EAGLE_CUDNN_LAYOUT=nchw "$build/bench/bench_cnn_step" --device /GPU:0 "${bench_args[@]}"
   fi
   run_bench "torch cnn_step" "$report/bench_torch_cnn.log" "${peer_env[@]}" \
     python3 "$repo/bench/cnn_step_torch.py" "${bench_args[@]}"
