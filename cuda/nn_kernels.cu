@@ -1,8 +1,8 @@
 // CUDA kernels of the NN ops that are not elementwise, with the CPU's semantics
 // (src/cpu/nn_kernels.cpp, src/cpu/batch_norm_reference.cpp): one thread per row for LogSoftmax and
-// the cross entropies, one thread per channel for the per-channel sums (BiasAddGrad, batch norm's
-// statistics), grid-stride loops over elements otherwise. 16-bit floats compute in float32, which
-// is also batch norm's statistics type for them.
+// the cross entropies, one thread per channel for batch norm's per-channel statistics, grid-stride
+// loops over elements otherwise (BiasAddGrad, a column sum, is in reduction_kernels.cu). 16-bit
+// floats compute in float32, which is also batch norm's statistics type for them.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -66,17 +66,6 @@ template <class S>
 __global__ void bias_add(const S* x, const S* bias, S* y, int64_t n, int64_t channels) {
   EAGLE_GRID_STRIDE(i, n) {
     y[i] = convert_value<S>(kernels::wrap_add(load_value(x[i]), load_value(bias[i % channels])));
-  }
-}
-
-template <class S>
-__global__ void bias_add_grad(const S* g, S* out, int64_t rows, int64_t channels) {
-  using C = compute_of_t<S>;
-  EAGLE_GRID_STRIDE(c, channels) {
-    C sum = 0;
-    for (int64_t r = 0; r < rows; ++r)
-      sum = kernels::wrap_add(sum, load_value(g[r * channels + c]));
-    out[c] = convert_value<S>(sum);
   }
 }
 
@@ -271,21 +260,6 @@ struct BiasAddKernel {
 };
 
 template <class T>
-struct BiasAddGradKernel {
-  static void run(KernelContext& ctx) {
-    using S = storage_t<T>;
-    const LaunchScope scope(ctx);
-    auto out = ctx.allocate_output();
-    const int64_t channels = ctx.output_shape()[0];
-    if (channels == 0) return;
-    const int64_t rows = ctx.input(0).shape().num_elements() / channels;
-    bias_add_grad<S><<<grid_size(channels, scope.device()), kBlockSize, 0, scope.stream()>>>(
-        ctx.input(0).data<const S>(), out->data<S>(), rows, channels);
-    check_launch("bias_add_grad");
-  }
-};
-
-template <class T>
 struct SoftmaxCrossEntropyKernel {
   static void run(KernelContext& ctx) {
     using S = storage_t<T>;
@@ -448,7 +422,6 @@ struct FusedBatchNormGradKernel {
 void register_nn_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kLogSoftmax, DeviceType::kGPU, LogSoftmaxKernel>(table);
   kernels::register_op<OpId::kBiasAdd, DeviceType::kGPU, BiasAddKernel>(table);
-  kernels::register_op<OpId::kBiasAddGrad, DeviceType::kGPU, BiasAddGradKernel>(table);
   kernels::register_op<OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,
                        SoftmaxCrossEntropyKernel>(table);
   kernels::register_op<OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,

@@ -326,6 +326,14 @@ OpInfo bias_add_grad_info() {
           on_cpu([&] { return direct(OpId::kBiasAddGrad, {abs64(g)}, Shape{last}); });
       out.push_back({shape.to_string(), {g}, {}, sum_tol(d, rows, magnitudes)});
     }
+    // The seed CNN's first layer at batch 8: thousands of rows over few channels (a GPU splits
+    // the rows over blocks and adds the partial sums).
+    const Shape first_layer{8, 26, 26, 32};
+    const Tensor g = make(d, first_layer, eagle::is_floating(d) ? Domain::kUnit : Domain::kGeneral,
+                          seed_of(bias_shapes().size(), 52));
+    const Tensor magnitudes =
+        on_cpu([&] { return direct(OpId::kBiasAddGrad, {abs64(g)}, Shape{32}); });
+    out.push_back({first_layer.to_string(), {g}, {}, sum_tol(d, 8 * 26 * 26, magnitudes)});
     return out;
   };
   e.check_undefined_inputs = false;
