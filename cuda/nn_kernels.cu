@@ -1,13 +1,15 @@
 // CUDA kernels of the NN ops that are not elementwise, with the CPU's semantics
 // (src/cpu/nn_kernels.cpp, src/cpu/batch_norm_reference.cpp): one thread per row for LogSoftmax and
-// the cross entropies, one thread per channel for batch norm's per-channel statistics, grid-stride
+// the cross entropies, column sums split over blocks for batch norm's per-channel sums, grid-stride
 // loops over elements otherwise (BiasAddGrad, a column sum, is in reduction_kernels.cu). 16-bit
 // floats compute in float32, which is also batch norm's statistics type for them.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "cuda_kernels.hpp"
@@ -144,23 +146,104 @@ __global__ void l2_loss(const S* x, S* out, int64_t n) {
   if (threadIdx.x == 0) out[0] = convert_value<S>(partial[0] / C{2});
 }
 
-// One thread per channel: the statistics batch norm normalizes with, and its running averages.
+// ---- Per-channel sums of batch norm ----------------------------------------------------------
+
+// Column sums over the rows of an NHWC tensor's [rows, channels] view, of a value f(r, c) in U:
+// block (x, y) gives kBlockSize channels the y-th slice of the rows (neighbouring threads read
+// neighbouring addresses); each slice's sums go to partial[y * channels + c], and a second kernel
+// adds the slices in order. One thread per channel walking every row was one warp for 32
+// channels: tens of thousands of dependent steps at a CNN's batch sizes.
+template <class U, class F>
+__global__ void column_partials(F f, int64_t rows, int64_t channels, U* partial) {
+  const int64_t per_split = (rows + gridDim.y - 1) / gridDim.y;
+  const int64_t begin = int64_t{blockIdx.y} * per_split;
+  const int64_t end = min(rows, begin + per_split);
+  EAGLE_GRID_STRIDE(c, channels) {
+    U acc = 0;
+#pragma unroll 4  // several loads in flight per thread
+    for (int64_t r = begin; r < end; ++r) acc += f(r, c);
+    partial[int64_t{blockIdx.y} * channels + c] = acc;
+  }
+}
+
+template <class U>
+__global__ void add_partials(const U* partial, int64_t splits, int64_t channels, U* out) {
+  EAGLE_GRID_STRIDE(c, channels) {
+    U acc = 0;
+    for (int64_t s = 0; s < splits; ++s) acc += partial[s * channels + c];
+    out[c] = acc;
+  }
+}
+
+// out[c] = the sum of f(r, c) over r < rows.
+template <class U, class F>
+void column_sums(const LaunchScope& scope, F f, int64_t rows, int64_t channels, U* out) {
+  CudaDevice& device = scope.device();
+  const unsigned int grid = grid_size(channels, device);
+  // About 4 blocks per SM, each slice at least 32 rows.
+  const int64_t target = int64_t{device.multiprocessor_count()} * 4;
+  const int64_t splits = std::max<int64_t>(
+      1, std::min<int64_t>({(target + grid - 1) / grid, (rows + 31) / 32, 65535}));
+  auto partial = runtime::allocate_tensor(
+      device, Shape{static_cast<int64_t>(splits * channels * sizeof(U))}, DType::kBool);
+  column_partials<U><<<dim3(grid, static_cast<unsigned>(splits)), kBlockSize, 0, scope.stream()>>>(
+      f, rows, channels, partial->data<U>());
+  check_launch("column_partials");
+  add_partials<U>
+      <<<grid, kBlockSize, 0, scope.stream()>>>(partial->data<U>(), splits, channels, out);
+  check_launch("add_partials");
+}
+
+// The values column_sums adds (functors: nvcc passes no host lambdas to kernels without
+// --extended-lambda).
 template <class S, class U>
-__global__ void batch_norm_statistics(const S* x, const U* old_mean, const U* old_var,
-                                      U* batch_mean, U* batch_var, U* saved_mean, U* saved_var,
-                                      int64_t n, int64_t channels, bool training, U factor) {
+struct Value {  // x
+  const S* x;
+  int64_t channels;
+  __device__ U operator()(int64_t r, int64_t c) const { return load_value(x[r * channels + c]); }
+};
+template <class S, class U>
+struct CenteredSquare {  // (x - mean)^2
+  const S* x;
+  const U* mean;
+  int64_t channels;
+  __device__ U operator()(int64_t r, int64_t c) const {
+    const U d = load_value(x[r * channels + c]) - mean[c];
+    return d * d;
+  }
+};
+template <class S, class U>
+struct GradTimesNormalized {  // dy * (x - mean) / sqrt(var + epsilon)
+  const S* dy;
+  const S* x;
+  const U* mean;
+  const U* var;
+  U epsilon;
+  int64_t channels;
+  __device__ U operator()(int64_t r, int64_t c) const {
+    const U inv = U{1} / sqrt(var[c] + epsilon);
+    const int64_t i = r * channels + c;
+    return load_value(dy[i]) * (load_value(x[i]) - mean[c]) * inv;
+  }
+};
+
+template <class U>
+__global__ void divide(U* v, int64_t channels, U divisor) {
+  EAGLE_GRID_STRIDE(c, channels) { v[c] = v[c] / divisor; }
+}
+
+// The statistics batch norm normalizes with, and its running averages: in training, mean and
+// squares hold the batch's mean and its sum of squared deviations (else they are unused).
+template <class U>
+__global__ void batch_norm_statistics(const U* mean_in, const U* squares, const U* old_mean,
+                                      const U* old_var, U* batch_mean, U* batch_var, U* saved_mean,
+                                      U* saved_var, int64_t n, int64_t channels, bool training,
+                                      U factor) {
   EAGLE_GRID_STRIDE(c, channels) {
     U mean, var;
     if (training) {
-      U sum = 0;
-      for (int64_t i = 0; i < n; ++i) sum += load_value(x[i * channels + c]);
-      mean = sum / U(n);
-      U squares = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const U d = load_value(x[i * channels + c]) - mean;
-        squares += d * d;
-      }
-      var = squares / U(n);
+      mean = mean_in[c];
+      var = squares[c] / U(n);
     } else {
       mean = old_mean[c];
       var = old_var[c];
@@ -189,23 +272,6 @@ __global__ void batch_norm_apply(const S* x, const U* scale, const U* offset, co
     const U inv = U{1} / sqrt(var[c] + epsilon);
     const U s = scale[c] * inv;
     y[i] = convert_value<S>(load_value(x[i]) * s + (offset[c] - mean[c] * s));
-  }
-}
-
-template <class S, class U>
-__global__ void batch_norm_grad_sums(const S* dy, const S* x, const U* mean, const U* var,
-                                     U* dscale, U* doffset, int64_t n, int64_t channels,
-                                     U epsilon) {
-  EAGLE_GRID_STRIDE(c, channels) {
-    const U inv = U{1} / sqrt(var[c] + epsilon);
-    U sum_dy = 0, sum_dy_xhat = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const U g = load_value(dy[i * channels + c]);
-      sum_dy += g;
-      sum_dy_xhat += g * (load_value(x[i * channels + c]) - mean[c]) * inv;
-    }
-    dscale[c] = sum_dy_xhat;
-    doffset[c] = sum_dy;
   }
 }
 
@@ -369,11 +435,29 @@ struct FusedBatchNormKernel {
     const int64_t total = ctx.output_shape(0).num_elements();
     const int64_t n = total / channels;
     const S* x = ctx.input(0).data<const S>();
-    batch_norm_statistics<S, U>
+    // Training: the batch's mean (sum / n), then its squared deviations from it (two passes, as
+    // on the CPU), in a scratch tensor freed in stream order.
+    std::shared_ptr<runtime::TensorImpl> sums;
+    const U* mean = nullptr;
+    const U* squares = nullptr;
+    if (a.is_training) {
+      sums = runtime::allocate_tensor(
+          scope.device(), Shape{static_cast<int64_t>(2 * channels * sizeof(U))}, DType::kBool);
+      U* m = sums->data<U>();
+      U* q = m + channels;
+      column_sums<U>(scope, Value<S, U>{x, channels}, n, channels, m);
+      divide<U><<<grid_size(channels, scope.device()), kBlockSize, 0, scope.stream()>>>(m, channels,
+                                                                                        U(n));
+      check_launch("divide");
+      column_sums<U>(scope, CenteredSquare<S, U>{x, m, channels}, n, channels, q);
+      mean = m;
+      squares = q;
+    }
+    batch_norm_statistics<U>
         <<<grid_size(channels, scope.device()), kBlockSize, 0, scope.stream()>>>(
-            x, ctx.input(3).data<const U>(), ctx.input(4).data<const U>(), batch_mean->data<U>(),
-            batch_var->data<U>(), saved_mean->data<U>(), saved_var->data<U>(), n, channels,
-            a.is_training, U(a.exponential_avg_factor));
+            mean, squares, ctx.input(3).data<const U>(), ctx.input(4).data<const U>(),
+            batch_mean->data<U>(), batch_var->data<U>(), saved_mean->data<U>(),
+            saved_var->data<U>(), n, channels, a.is_training, U(a.exponential_avg_factor));
     check_launch("batch_norm_statistics");
     if (total == 0) return;
     batch_norm_apply<S, U><<<grid_size(total, scope.device()), kBlockSize, 0, scope.stream()>>>(
@@ -403,10 +487,9 @@ struct FusedBatchNormGradKernel {
     const S* x = ctx.input(1).data<const S>();
     const U* mean = ctx.input(3).data<const U>();
     const U* var = ctx.input(4).data<const U>();
-    batch_norm_grad_sums<S, U>
-        <<<grid_size(channels, scope.device()), kBlockSize, 0, scope.stream()>>>(
-            dy, x, mean, var, dscale->data<U>(), doffset->data<U>(), n, channels, U(a.epsilon));
-    check_launch("batch_norm_grad_sums");
+    column_sums<U>(scope, GradTimesNormalized<S, U>{dy, x, mean, var, U(a.epsilon), channels}, n,
+                   channels, dscale->data<U>());
+    column_sums<U>(scope, Value<S, U>{dy, channels}, n, channels, doffset->data<U>());
     if (total == 0) return;
     batch_norm_grad_x<S, U><<<grid_size(total, scope.device()), kBlockSize, 0, scope.stream()>>>(
         dy, x, ctx.input(2).data<const U>(), mean, var, dscale->data<U>(), doffset->data<U>(),
