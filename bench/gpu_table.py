@@ -159,6 +159,13 @@ def main(argv):
         impls_seen.add(r["impl"])
         if r.get("gpu"):
             gpus.add(r["gpu"])
+    # eagle's step variants (autotune, NCHW) have no PyTorch row of their own: PyTorch's plain
+    # step (NCHW, heuristics) is their peer.
+    for (case, size, dtype, tf32), rows in table.items():
+        if case.startswith("cnn_") and case != "cnn_step" and "torch" not in rows:
+            plain = table.get(("cnn_step", size, dtype, tf32), {}).get("torch")
+            if plain is not None and "eagle" in rows:
+                rows["torch"] = plain
 
     header = [
         "case",
