@@ -10,10 +10,12 @@
 // up to the order of float additions.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
@@ -404,69 +406,66 @@ __global__ void arg_columns(const S* __restrict__ in, std::int64_t outer, std::i
 
 // ---- Kernel functions ---------------------------------------------------------------------------
 
+// Op over `axes` of x into out, whatever the plan (reduction_plan.hpp).
+template <class Op, class S>
+void reduce_axes(const LaunchScope& scope, const runtime::TensorImpl& x,
+                 const std::vector<int>& axes, runtime::TensorImpl& out) {
+  const ReductionPlan plan = make_reduction_plan(x.shape(), axes);
+  S* o = out.data<S>();
+  switch (plan.kind) {
+    case ReductionPlan::Kind::kNothingToWrite:
+      break;
+    case ReductionPlan::Kind::kIdentity: {
+      const std::int64_t n = out.shape().num_elements();
+      fill_empty<Op, S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(o, n);
+      check_launch("fill_empty");
+      break;
+    }
+    case ReductionPlan::Kind::kCopy:
+      EAGLE_CUDA_CHECK(
+          cudaMemcpyAsync(o, x.data(), out.bytes(), cudaMemcpyDeviceToDevice, scope.stream()));
+      break;
+    case ReductionPlan::Kind::kReduce:
+      if (plan.perm.empty()) {
+        reduce_view<Op, S>(scope, x.data<const S>(), plan.outer, plan.reduced, plan.inner, o);
+      } else {
+        // Interleaved axes: kept axes first, then the reduced ones, in a scratch tensor
+        // freed (stream-ordered, Note [Stream ordering]) when this function returns.
+        auto moved = runtime::allocate_tensor(scope.device(), plan.transposed, x.dtype());
+        launch_transpose(scope, x.data(), x.shape(), plan.perm, sizeof(S), moved->data());
+        reduce_view<Op, S>(scope, moved->data<const S>(), plan.outer, plan.reduced, 1, o);
+      }
+      break;
+  }
+}
+
 template <template <class> class OpOf>
 struct Reduce {
   template <class T>
   struct Kernel {
     static void run(KernelContext& ctx) {
       using S = storage_t<T>;
-      using Op = OpOf<compute_of_t<S>>;
       const LaunchScope scope(ctx);
       auto out = ctx.allocate_output();
-      const runtime::TensorImpl& x = ctx.input(0);
-      const ReductionPlan plan = make_reduction_plan(x.shape(), ctx.attrs<ops::ReduceAttrs>().axes);
-      S* o = out->data<S>();
-      switch (plan.kind) {
-        case ReductionPlan::Kind::kNothingToWrite:
-          break;
-        case ReductionPlan::Kind::kIdentity: {
-          const std::int64_t n = ctx.output_shape().num_elements();
-          fill_empty<Op, S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(o, n);
-          check_launch("fill_empty");
-          break;
-        }
-        case ReductionPlan::Kind::kCopy:
-          EAGLE_CUDA_CHECK(
-              cudaMemcpyAsync(o, x.data(), out->bytes(), cudaMemcpyDeviceToDevice, scope.stream()));
-          break;
-        case ReductionPlan::Kind::kReduce:
-          if (plan.perm.empty()) {
-            reduce_view<Op, S>(scope, x.data<const S>(), plan.outer, plan.reduced, plan.inner, o);
-          } else {
-            // Interleaved axes: kept axes first, then the reduced ones, in a scratch tensor
-            // freed (stream-ordered, Note [Stream ordering]) when this function returns.
-            auto moved = runtime::allocate_tensor(scope.device(), plan.transposed, x.dtype());
-            launch_transpose(scope, x.data(), x.shape(), plan.perm, sizeof(S), moved->data());
-            reduce_view<Op, S>(scope, moved->data<const S>(), plan.outer, plan.reduced, 1, o);
-          }
-          break;
-      }
+      reduce_axes<OpOf<compute_of_t<S>>, S>(scope, ctx.input(0), ctx.attrs<ops::ReduceAttrs>().axes,
+                                            *out);
     }
   };
 };
 
-// BiasAddGrad: the sum of out_backprop over every axis but the last, the column sums of its
-// [1, rows, channels] view, on Sum's column kernels (many threads per channel, the rows split over
-// blocks when the channels are few). One thread per channel walking every row was a single warp
-// for the seed CNN's first layer: 86,528 dependent steps at batch 128.
+// BiasAddGrad: Sum over every axis but the last, so its column kernels run it (many threads per
+// channel, the rows split over blocks when the channels are few). One thread per channel walking
+// every row was a single warp for the seed CNN's first layer: 86,528 dependent steps at batch 128.
 template <class T>
 struct BiasAddGradKernel {
   static void run(KernelContext& ctx) {
     using S = storage_t<T>;
-    using Op = SumOp<compute_of_t<S>>;
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const std::int64_t channels = ctx.output_shape()[0];
-    if (channels == 0) return;
-    const std::int64_t rows = ctx.input(0).shape().num_elements() / channels;
-    S* o = out->data<S>();
-    if (rows == 0) {
-      fill_empty<Op, S>
-          <<<grid_size(channels, scope.device()), kBlockSize, 0, scope.stream()>>>(o, channels);
-      check_launch("fill_empty");
-      return;
-    }
-    reduce_view<Op, S>(scope, ctx.input(0).data<const S>(), 1, rows, channels, o);
+    const runtime::TensorImpl& x = ctx.input(0);
+    std::vector<int> axes(static_cast<std::size_t>(std::max(0, x.shape().rank() - 1)));
+    for (std::size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int>(a);
+    reduce_axes<SumOp<compute_of_t<S>>, S>(scope, x, axes, *out);
   }
 };
 

@@ -441,101 +441,95 @@ void backprop_filter_rows(const Geometry& g, const FilterTaps& taps, const float
 
 // ---- The three ops ------------------------------------------------------------------------------
 
+// Each op as Op<C, kWhole>::run (dispatch, below, picks C and kWhole).
 template <int C, bool kWhole>
-void conv2d_narrow(const Conv2DAttrs& a, const float* input, const float* filter, float* output) {
-  const Geometry g = geometry_of(a);
-  const int64_t row_macs = g.out_w * g.k_h * g.k_w * C * g.out_c;
-  parallel_for(a.batch * g.out_h, kBytesPerMac * row_macs, [&](int64_t begin, int64_t end) {
-    conv2d_rows<C, kWhole>(g, input, filter, output, begin, end);
-  });
-}
-
-template <int C, bool kWhole>
-void backprop_input_narrow(const Conv2DAttrs& a, const float* filter, const float* out_backprop,
-                           float* input_backprop) {
-  const Geometry g = geometry_of(a);
-  const int64_t row_macs = g.in_w * g.k_h * g.k_w * C * g.out_c;
-  parallel_for(a.batch * g.in_h, kBytesPerMac * row_macs, [&](int64_t begin, int64_t end) {
-    backprop_input_rows<C, kWhole>(g, filter, out_backprop, input_backprop, begin, end);
-  });
-}
-
-template <int C, bool kWhole>
-void backprop_filter_narrow(const Conv2DAttrs& a, const float* input, const float* out_backprop,
-                            float* filter_backprop) {
-  const Geometry g = geometry_of(a);
-  const FilterTaps taps = filter_taps(g, C);
-  const int64_t filter_size = g.k_h * g.k_w * C * g.out_c;
-  const int64_t rows = a.batch * g.out_h;
-  // Blocks of at least 16 rows, at most 256 of them, their partial sums within 64 MiB.
-  constexpr int64_t kMinRows = 16, kMaxBlocks = 256, kPartialFloats = int64_t{16} << 20;
-  const int64_t max_blocks =
-      std::clamp<int64_t>(kPartialFloats / std::max<int64_t>(filter_size, 1), 1, kMaxBlocks);
-  const int64_t blocks = std::clamp<int64_t>((rows + kMinRows - 1) / kMinRows, 1, max_blocks);
-  const int64_t rows_per_block = (rows + blocks - 1) / blocks;
-  std::vector<float> partials(static_cast<std::size_t>(blocks * filter_size));
-  const int64_t block_macs = rows_per_block * g.out_w * filter_size;
-  parallel_for(blocks, kBytesPerMac * block_macs, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
-      backprop_filter_rows<C, kWhole>(g, taps, input, out_backprop, b * rows_per_block,
-                                      std::min(rows, (b + 1) * rows_per_block),
-                                      partials.data() + b * filter_size);
-    }
-  });
-  std::copy(partials.begin(), partials.begin() + filter_size, filter_backprop);
-  for (int64_t b = 1; b < blocks; ++b) {
-    const float* partial = partials.data() + b * filter_size;
-    for (int64_t k = 0; k < filter_size; ++k) filter_backprop[k] += partial[k];
+struct Forward {
+  static void run(const Conv2DAttrs& a, const float* input, const float* filter, float* output) {
+    const Geometry g = geometry_of(a);
+    const int64_t row_macs = g.out_w * g.k_h * g.k_w * C * g.out_c;
+    parallel_for(a.batch * g.out_h, kBytesPerMac * row_macs, [&](int64_t begin, int64_t end) {
+      conv2d_rows<C, kWhole>(g, input, filter, output, begin, end);
+    });
   }
-}
+};
+
+template <int C, bool kWhole>
+struct BackpropInput {
+  static void run(const Conv2DAttrs& a, const float* filter, const float* out_backprop,
+                  float* input_backprop) {
+    const Geometry g = geometry_of(a);
+    const int64_t row_macs = g.in_w * g.k_h * g.k_w * C * g.out_c;
+    parallel_for(a.batch * g.in_h, kBytesPerMac * row_macs, [&](int64_t begin, int64_t end) {
+      backprop_input_rows<C, kWhole>(g, filter, out_backprop, input_backprop, begin, end);
+    });
+  }
+};
+
+template <int C, bool kWhole>
+struct BackpropFilter {
+  static void run(const Conv2DAttrs& a, const float* input, const float* out_backprop,
+                  float* filter_backprop) {
+    const Geometry g = geometry_of(a);
+    const FilterTaps taps = filter_taps(g, C);
+    const int64_t filter_size = g.k_h * g.k_w * C * g.out_c;
+    const int64_t rows = a.batch * g.out_h;
+    // Blocks of at least 16 rows, at most 256 of them, their partial sums within 64 MiB.
+    constexpr int64_t kMinRows = 16, kMaxBlocks = 256, kPartialFloats = int64_t{16} << 20;
+    const int64_t max_blocks =
+        std::clamp<int64_t>(kPartialFloats / std::max<int64_t>(filter_size, 1), 1, kMaxBlocks);
+    const int64_t blocks = std::clamp<int64_t>((rows + kMinRows - 1) / kMinRows, 1, max_blocks);
+    const int64_t rows_per_block = (rows + blocks - 1) / blocks;
+    std::vector<float> partials(static_cast<std::size_t>(blocks * filter_size));
+    const int64_t block_macs = rows_per_block * g.out_w * filter_size;
+    parallel_for(blocks, kBytesPerMac * block_macs, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) {
+        backprop_filter_rows<C, kWhole>(g, taps, input, out_backprop, b * rows_per_block,
+                                        std::min(rows, (b + 1) * rows_per_block),
+                                        partials.data() + b * filter_size);
+      }
+    });
+    std::copy(partials.begin(), partials.begin() + filter_size, filter_backprop);
+    for (int64_t b = 1; b < blocks; ++b) {
+      const float* partial = partials.data() + b * filter_size;
+      for (int64_t k = 0; k < filter_size; ++k) filter_backprop[k] += partial[k];
+    }
+  }
+};
 
 // ---- Dispatch on the input depth ----------------------------------------------------------------
 
-template <template <int> class Op, class... Args>
-void by_depth(const Conv2DAttrs& a, Args... args) {
+// Op<C, kWhole>::run for the input depth C, in its whole-vector form where the output channels
+// are whole vectors.
+template <template <int, bool> class Op, class... Args>
+void dispatch(const Conv2DAttrs& a, Args... args) {
+  const auto run = [&](auto depth) {
+    constexpr int C = decltype(depth)::value;
+    if (a.out_channels % kLanes == 0) {
+      Op<C, true>::run(a, args...);
+    } else {
+      Op<C, false>::run(a, args...);
+    }
+  };
   switch (a.in_channels) {
     case 1:
-      return Op<1>::run(a, args...);
+      return run(std::integral_constant<int, 1>{});
     case 2:
-      return Op<2>::run(a, args...);
+      return run(std::integral_constant<int, 2>{});
     case 3:
-      return Op<3>::run(a, args...);
+      return run(std::integral_constant<int, 3>{});
     default:
-      return Op<4>::run(a, args...);
+      return run(std::integral_constant<int, 4>{});
   }
 }
-
-// Each op for input depth C, its whole-vector form where the output channels allow.
-template <int C>
-struct Forward {
-  static void run(const Conv2DAttrs& a, const float* x, const float* f, float* y) {
-    a.out_channels % kLanes == 0 ? conv2d_narrow<C, true>(a, x, f, y)
-                                 : conv2d_narrow<C, false>(a, x, f, y);
-  }
-};
-template <int C>
-struct BackpropInput {
-  static void run(const Conv2DAttrs& a, const float* f, const float* dy, float* dx) {
-    a.out_channels % kLanes == 0 ? backprop_input_narrow<C, true>(a, f, dy, dx)
-                                 : backprop_input_narrow<C, false>(a, f, dy, dx);
-  }
-};
-template <int C>
-struct BackpropFilter {
-  static void run(const Conv2DAttrs& a, const float* x, const float* dy, float* df) {
-    a.out_channels % kLanes == 0 ? backprop_filter_narrow<C, true>(a, x, dy, df)
-                                 : backprop_filter_narrow<C, false>(a, x, dy, df);
-  }
-};
 
 void conv2d(const Conv2DAttrs& a, const float* x, const float* f, float* y) {
-  by_depth<Forward>(a, x, f, y);
+  dispatch<Forward>(a, x, f, y);
 }
 void backprop_input(const Conv2DAttrs& a, const float* f, const float* dy, float* dx) {
-  by_depth<BackpropInput>(a, f, dy, dx);
+  dispatch<BackpropInput>(a, f, dy, dx);
 }
 void backprop_filter(const Conv2DAttrs& a, const float* x, const float* dy, float* df) {
-  by_depth<BackpropFilter>(a, x, dy, df);
+  dispatch<BackpropFilter>(a, x, dy, df);
 }
 
 const NarrowConvKernels kKernels{conv2d, backprop_input, backprop_filter};
