@@ -106,6 +106,21 @@ std::vector<Case> cases() {
     out.push_back({"conv2d_dx" + s, eagle::nn::conv2d_backprop_input(xs, f, dy, same)});
     out.push_back({"conv2d_df" + s, eagle::nn::conv2d_backprop_filter(x, fs, dy, same)});
   }
+  // Max pooling (Note [Direct max pooling]): disjoint and overlapping windows, whole and partial
+  // vectors of channels.
+  for (std::int64_t c : {32, 20}) {
+    const Shape xs{2, 11, 10, c};
+    const Tensor x = eagle::constant(inputs(xs.num_elements(), 11, true), xs);
+    const eagle::nn::Pool2DOptions disjoint{{2, 2}}, overlapping{{3, 3}, {{2, 1}}, "SAME"};
+    for (const auto& [name, pool] :
+         {std::pair<std::string, eagle::nn::Pool2DOptions>{"max_pool2x2_", disjoint},
+          {"max_pool3x3_", overlapping}}) {
+      const Tensor y = eagle::nn::max_pool2d(x, pool);
+      const Tensor dy = eagle::constant(inputs(y.num_elements(), 12, true), y.shape());
+      out.push_back({name + std::to_string(c), y});
+      out.push_back({name + "grad" + std::to_string(c), eagle::nn::max_pool_grad(x, y, dy, pool)});
+    }
+  }
   // The optimizers' fused updates (ResourceApply*): three steps each, the variable's value after.
   for (std::int64_t n : {7, 1031, 70001}) {
     const Tensor start = eagle::constant(inputs(n, 6, false), Shape{n});

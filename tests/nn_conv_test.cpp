@@ -19,6 +19,7 @@
 #include "conv_test_support.hpp"
 #include "cpu/conv_kernels.hpp"
 #include "cpu/conv_reference.hpp"
+#include "cpu/max_pool_direct.hpp"
 #include "eagle/eagle.hpp"
 #include "json_reader.hpp"
 #if defined(EAGLE_WITH_ONEDNN)
@@ -500,8 +501,8 @@ TEST_CASE("integer max_pool2d by hand: negative values, SAME padding never wins"
 }
 
 // Note [MaxPool and NaN]: found on an H200, where cuDNN propagated a NaN that oneDNN and the
-// reference had dropped. Every position of a 3x3 window, on 1 and 2 threads (oneDNN takes
-// float32 from 2), every floating dtype and the simulated GPU.
+// reference had dropped. Every position of a 3x3 window, on 1 and 2 threads, every floating dtype
+// (float32 on the direct kernels, Note [Direct max pooling]) and the simulated GPU.
 TEST_CASE("max_pool2d gives NaN for a window holding one wherever it lies and on every kernel") {
   struct RestoreThreads {
     ~RestoreThreads() { eagle::cpu::set_intra_op_threads(0); }
@@ -646,15 +647,15 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
     const std::vector<float> dp = random(pooled.num_elements());
     std::vector<float> r(pooled.num_elements()), d(pooled.num_elements());
     eagle::cpu::reference::max_pool(p, x.data(), r.data());
-    eagle::cpu::onednn::max_pool(p, x.data(), d.data());
+    eagle::cpu::direct_max_pool_kernels().max_pool(p, x.data(), d.data());
     CHECK(d == r);
     eagle::cpu::reference::avg_pool(p, x.data(), r.data());
     eagle::cpu::onednn::avg_pool(p, x.data(), d.data());
     CHECK(close(d, r));
     std::vector<float> rg(x.size()), dg(x.size());
     eagle::cpu::reference::max_pool_grad(p, x.data(), dp.data(), rg.data());
-    eagle::cpu::onednn::max_pool_grad(p, x.data(), dp.data(), dg.data());
-    CHECK(close(dg, rg));
+    eagle::cpu::direct_max_pool_kernels().max_pool_grad(p, x.data(), dp.data(), dg.data());
+    CHECK(dg == rg);
     eagle::cpu::reference::avg_pool_grad(p, dp.data(), rg.data());
     eagle::cpu::onednn::avg_pool_grad(p, dp.data(), dg.data());
     CHECK(close(dg, rg));
@@ -826,14 +827,16 @@ TEST_CASE(
   for (int threads : {1, 2, 3, 4}) {
     INFO(threads << " threads");
     eagle::cpu::set_intra_op_threads(threads);
+    const eagle::cpu::MaxPoolKernels& direct = eagle::cpu::direct_max_pool_kernels();
     got.push_back(compute(dnn::conv2d, dnn::conv2d_backprop_input, dnn::conv2d_backprop_filter,
-                          dnn::max_pool, dnn::max_pool_grad, dnn::avg_pool, dnn::avg_pool_grad));
+                          direct.max_pool, direct.max_pool_grad, dnn::avg_pool,
+                          dnn::avg_pool_grad));
     const Results& r = got.back();
     CHECK(close(r.y, want.y));
     CHECK(close(r.dx, want.dx));
     CHECK(close(r.df, want.df));
     CHECK(r.pooled == want.pooled);
-    CHECK(close(r.dpool, want.dpool));
+    CHECK(r.dpool == want.dpool);
     CHECK(close(r.avg, want.avg));
     CHECK(close(r.davg, want.davg));
   }

@@ -10,7 +10,8 @@
 // with KernelTable::add, then, when oneDNN is chosen, its kernels take the float32 slots with
 // KernelTable::replace (a second add would be an InternalError, so nothing is overwritten
 // silently). Convolutions of 1 to 4 input channels, where oneDNN 2.6 is slowest, take eagle's own
-// direct kernels in that provider (Note [Narrow convolutions] in cpu/conv_narrow.cpp).
+// direct kernels in that provider (Note [Narrow convolutions] in cpu/conv_narrow.cpp), and so does
+// max pooling (Note [Direct max pooling] in cpu/max_pool_direct.cpp).
 // EAGLE_CONV_PROVIDER=reference keeps the reference everywhere, which is how the tests run every op
 // on both; active_conv_provider() says which one serves. float16 and bfloat16 compute in float32
 // through the reference and round once (Note [Half precision on the CPU]). A simulated GPU gets
@@ -29,6 +30,7 @@
 
 #include "cpu/conv_narrow.hpp"
 #include "cpu/conv_reference.hpp"
+#include "cpu/max_pool_direct.hpp"
 #include "cpu/numeric.hpp"
 #include "eagle/errors.hpp"
 #include "kernels/registration.hpp"
@@ -193,13 +195,16 @@ void onednn_conv2d_backprop_filter(KernelContext& ctx) {
     run(a, in(ctx, 0), in(ctx, 1), out);
   });
 }
+// Max pooling is eagle's own (Note [Direct max pooling]).
 void onednn_max_pool(KernelContext& ctx) {
-  onednn_or_reference<MaxPoolKernel>(
-      ctx, [&](float* out) { onednn::max_pool(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out); });
+  onednn_or_reference<MaxPoolKernel>(ctx, [&](float* out) {
+    direct_max_pool_kernels().max_pool(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out);
+  });
 }
 void onednn_max_pool_grad(KernelContext& ctx) {
   onednn_or_reference<MaxPoolGradKernel>(ctx, [&](float* out) {
-    onednn::max_pool_grad(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), in(ctx, 2), out);
+    direct_max_pool_kernels().max_pool_grad(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), in(ctx, 2),
+                                            out);
   });
 }
 void onednn_avg_pool(KernelContext& ctx) {

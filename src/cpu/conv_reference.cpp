@@ -296,10 +296,11 @@ int64_t image_bytes(const ops::Pool2DAttrs& a) {
 // ~~~~~~~~~~~~~~~~~~~~~~
 // A window holding a NaN pools to NaN on every backend, as eagle's maximum and reduce_max
 // propagate NaN (and PyTorch's max_pool2d does): here by the comparison below; on CUDA by cuDNN's
-// CUDNN_PROPAGATE_NAN; oneDNN's float32 pooling drops NaN, so a batch block holding one goes to
-// these kernels instead (cpu/onednn/onednn_conv.cpp). MaxPoolGrad here routes a window's gradient
-// to its first NaN. (TensorFlow propagates on the GPU only with TF_ENABLE_MAXPOOL_NANPROP, and its
-// CPU result depends on where the NaN lies; a NaN hidden by pooling would hide a diverged model.)
+// CUDNN_PROPAGATE_NAN; in the oneDNN provider by eagle's direct kernels, with the same comparison
+// (oneDNN's own float32 pooling drops NaN: Note [Direct max pooling]). MaxPoolGrad routes a
+// window's gradient to its first NaN. (TensorFlow propagates on the GPU only with
+// TF_ENABLE_MAXPOOL_NANPROP, and its CPU result depends on where the NaN lies; a NaN hidden by
+// pooling would hide a diverged model.)
 template <class T>
 bool is_nan(T v) {
   return v != v;  // false for the integer types

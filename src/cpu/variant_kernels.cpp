@@ -1,6 +1,7 @@
 // The entry point of one CPU kernel variant (Note [CPU kernel variants]); compiled once per
 // variant, as the sources it calls are.
 #include "cpu/conv_narrow.hpp"
+#include "cpu/max_pool_direct.hpp"
 #include "cpu/register_kernels.hpp"
 
 namespace eagle::cpu {
@@ -11,7 +12,9 @@ void register_variant_kernels(runtime::KernelTable& table) {
   register_reduction_kernels(table);
   register_softmax_kernels(table);
   register_optimizer_kernels(table);
-  use_narrow_conv_kernels();  // not table entries: the convolutions' provider calls them
+  // Not table entries: the convolutions' provider calls them.
+  use_narrow_conv_kernels();
+  use_direct_max_pool_kernels();
 }
 
 EAGLE_CPU_ISA_END

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -13,7 +12,6 @@
 #include <fmt/format.h>
 #include <dnnl.hpp>
 
-#include "cpu/conv_reference.hpp"
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/onednn/onednn_common.hpp"
 #include "eagle/errors.hpp"
@@ -29,8 +27,6 @@ enum class Kind : int64_t {
   kConvForward,
   kConvBackwardData,
   kConvBackwardWeights,
-  kMaxPoolForward,
-  kMaxPoolBackward,
   kAvgPoolForward,
   kAvgPoolBackward,
 };
@@ -98,11 +94,8 @@ struct LayoutArg {
 struct Entry {
   dnnl::primitive primitive;
   memory::desc scratchpad;
-  memory::desc workspace;  // max pooling: the forward's record of each window's maximum
   std::string implementation;
   int threads = 1;  // the OpenMP team size it was made for, and runs on (Note [oneDNN primitives])
-  // Max pooling backward: the forward-training primitive that fills the workspace.
-  std::shared_ptr<const Entry> forward;
   // Convolutions: their three tensor arguments, in the order the callers pass the pointers.
   std::vector<LayoutArg> args;
 };
@@ -212,7 +205,6 @@ std::shared_ptr<const Entry> entry_of(const PrimitiveDesc& pd) {
   auto e = std::make_shared<Entry>();
   e->primitive = Primitive(pd);
   e->scratchpad = pd.scratchpad_desc();
-  e->workspace = pd.workspace_desc();
   e->implementation = pd.impl_info_str();
   e->threads = omp_get_max_threads();  // what oneDNN saw while making it (cached() sets it)
   return e;
@@ -298,13 +290,6 @@ dnnl::pooling_backward::primitive_desc pool_backward_pd(const ops::Pool2DAttrs& 
 
 // TensorFlow's AvgPool does not count SAME's padding.
 constexpr dnnl::algorithm kAvg = dnnl::algorithm::pooling_avg_exclude_padding;
-constexpr dnnl::algorithm kMax = dnnl::algorithm::pooling_max;
-
-std::shared_ptr<const Entry> make_max_pool_forward(const void* p) {
-  const auto& a = *static_cast<const ops::Pool2DAttrs*>(p);
-  return entry_of<dnnl::pooling_forward::primitive_desc, dnnl::pooling_forward>(
-      pool_forward_pd(a, kMax, dnnl::prop_kind::forward_inference));
-}
 
 std::shared_ptr<const Entry> make_avg_pool_forward(const void* p) {
   const auto& a = *static_cast<const ops::Pool2DAttrs*>(p);
@@ -318,18 +303,8 @@ std::shared_ptr<const Entry> make_avg_pool_backward(const void* p) {
       pool_backward_pd(a, kAvg));
 }
 
-std::shared_ptr<const Entry> make_max_pool_backward(const void* p) {
-  const auto& a = *static_cast<const ops::Pool2DAttrs*>(p);
-  auto backward = std::const_pointer_cast<Entry>(
-      entry_of<dnnl::pooling_backward::primitive_desc, dnnl::pooling_backward>(
-          pool_backward_pd(a, kMax)));
-  backward->forward = entry_of<dnnl::pooling_forward::primitive_desc, dnnl::pooling_forward>(
-      pool_forward_pd(a, kMax, dnnl::prop_kind::forward_training));
-  return backward;
-}
-
 // Runs a primitive on the calling thread's OpenMP team of the size it was made for, with its own
-// scratchpad (and workspace).
+// scratchpad.
 void run(const Entry& e, std::unordered_map<int, memory> args) {
   run_primitive(e.primitive, e.implementation, e.threads, e.scratchpad, std::move(args));
 }
@@ -582,38 +557,6 @@ void pool_in_blocks(Kind kind, const ops::Pool2DAttrs& a, Make make, Run run_blo
   });
 }
 
-// Whether x holds a NaN. oneDNN's max pooling drops NaN, so a batch block holding one is pooled by
-// the reference kernels instead (Note [MaxPool and NaN] in cpu/conv_reference.cpp). The block is
-// read here just before oneDNN reads it, so it comes from memory once.
-// On the bits, as an OR of integer compares (a NaN's magnitude bits exceed infinity's), which the
-// baseline x86-64 build vectorizes with SSE2; a loop over std::isnan ran a scalar compare per
-// element and cost the seed CNN's step 10%.
-bool holds_nan(const float* x, std::int64_t n) {
-  constexpr std::int32_t kInfinityBits = 0x7f800000;
-  std::int32_t any = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::int32_t bits;
-    std::memcpy(&bits, x + i, sizeof bits);
-    any |= static_cast<std::int32_t>((bits & 0x7fffffff) > kInfinityBits);
-  }
-  return any != 0;
-}
-
-void max_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
-  const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
-  const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
-  pool_in_blocks(Kind::kMaxPoolForward, a, make_max_pool_forward,
-                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
-                   if (holds_nan(input + begin * in, b.batch * in)) {
-                     return reference::max_pool(b, input + begin * in, output + begin * out);
-                   }
-                   run(e, {{DNNL_ARG_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
-                                               input + begin * in)},
-                           {DNNL_ARG_DST, wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels),
-                                               output + begin * out)}});
-                 });
-}
-
 void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
   const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
   const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
@@ -637,32 +580,6 @@ void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_gr
                 {DNNL_ARG_DIFF_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
                                          input_grad + begin * in)}});
       });
-}
-
-void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* grad,
-                   float* input_grad) {
-  const std::int64_t in_size = image_size(a.in_height, a.in_width, a.channels);
-  const std::int64_t out_size = image_size(a.out_height, a.out_width, a.channels);
-  pool_in_blocks(Kind::kMaxPoolBackward, a, make_max_pool_backward,
-                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
-                   if (holds_nan(input + begin * in_size, b.batch * in_size)) {
-                     return reference::max_pool_grad(b, input + begin * in_size,
-                                                     grad + begin * out_size,
-                                                     input_grad + begin * in_size);
-                   }
-                   const memory::desc in = nhwc(b.batch, b.in_height, b.in_width, b.channels);
-                   const memory::desc out = nhwc(b.batch, b.out_height, b.out_width, b.channels);
-                   // The forward again, for its workspace; its output is not needed but must go
-                   // somewhere.
-                   thread_local GrowingBuffer workspace, output;
-                   void* ws = workspace.get(e.forward->workspace.get_size());
-                   run(*e.forward, {{DNNL_ARG_SRC, wrap(in, input + begin * in_size)},
-                                    {DNNL_ARG_DST, wrap(out, output.get(out.get_size()))},
-                                    {DNNL_ARG_WORKSPACE, wrap(e.forward->workspace, ws)}});
-                   run(e, {{DNNL_ARG_DIFF_DST, wrap(out, grad + begin * out_size)},
-                           {DNNL_ARG_DIFF_SRC, wrap(in, input_grad + begin * in_size)},
-                           {DNNL_ARG_WORKSPACE, wrap(e.workspace, ws)}});
-                 });
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// oneDNN (Debian libdnnl, v2 API) for the float32 convolution and pooling ops (batch norm:
+// oneDNN (Debian libdnnl, v2 API) for the float32 convolutions and average pooling (batch norm:
 // onednn_batch_norm.hpp; what they share: onednn_common.hpp). Built only with EAGLE_WITH_ONEDNN
 // (CMake option EAGLE_ONEDNN); the choice of provider is Note [Convolution providers] in
 // cpu/conv_kernels.cpp.
@@ -17,9 +17,8 @@
 //   always run on that many threads, so the cache key holds the count too, and a primitive is
 //   made under the team size it will run on (one made under the default team of every core and
 //   run after omp_set_num_threads(1) still took two threads: `--threads 1` was not one thread).
-// - Max pooling backward needs the forward's workspace (where each maximum was): MaxPoolGrad runs
-//   the forward-training primitive on orig_input first. oneDNN's kernels pick the first maximum
-//   of a window, TensorFlow's rule; tests/nn_conv_test.cpp checks it on ties.
+// - Max pooling is eagle's own (Note [Direct max pooling] in cpu/max_pool_direct.cpp): oneDNN's
+//   drops NaN and needs the forward's workspace for its backward pass.
 //
 // Note [oneDNN layouts]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -52,9 +51,6 @@ void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
                            const float* out_backprop, float* input_backprop);
 void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
                             const float* out_backprop, float* filter_backprop);
-void max_pool(const ops::Pool2DAttrs& a, const float* input, float* output);
-void max_pool_grad(const ops::Pool2DAttrs& a, const float* input, const float* grad,
-                   float* input_grad);
 void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output);
 void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad);
 
