@@ -52,6 +52,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "conv_epilogue.hpp"
 #include "cuda_kernels.hpp"
 #include "cudnn_library.hpp"
 #include "eagle/errors.hpp"
@@ -415,38 +416,64 @@ void zero_output(const LaunchScope& scope, runtime::TensorImpl* out, const Kerne
   if (bytes > 0) EAGLE_CUDA_CHECK(cudaMemsetAsync(out->data(), 0, bytes, scope.stream()));
 }
 
+// Conv2D of inputs 0 and 1 into `out` (nonempty).
+template <class T>
+void conv2d_forward(const KernelContext& ctx, const LaunchScope& scope, const ops::Conv2DAttrs& a,
+                    runtime::TensorImpl* out) {
+  const Symmetric s = symmetric(a);
+  const void* x = ctx.input(0).data();
+  std::shared_ptr<runtime::TensorImpl> padded;
+  if (s.padded()) {
+    padded = scratch(
+        scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
+                   sizeof(T));
+    copy_into_padded(scope, x, padded->data(), a.batch, a.in_height, a.in_width, a.in_channels,
+                     s.extra_h, s.extra_w, sizeof(T), true);
+    x = padded->data();
+  }
+  const auto filter = cudnn_filter<T>(scope, ctx.input(1).data(), a, kForward);
+  if (conv_format<T>(kForward) == CUDNN_TENSOR_NCHW) {
+    const auto x_nchw =
+        nhwc_to_nchw(scope, x, a.batch, s.g.in_height, s.g.in_width, a.in_channels, sizeof(T));
+    const auto y_nchw =
+        scratch(scope, static_cast<std::size_t>(ctx.output_shape().num_elements()) * sizeof(T));
+    run_convolution<T>(ctx, scope, kForward, s.g, x_nchw->data(), filter->data(), nullptr,
+                       y_nchw->data());
+    launch_transpose(scope, y_nchw->data(),
+                     Shape{a.batch, a.out_channels, a.out_height, a.out_width}, {0, 2, 3, 1},
+                     sizeof(T), out->data());
+    return;
+  }
+  run_convolution<T>(ctx, scope, kForward, s.g, x, filter->data(), nullptr, out->data());
+}
+
 template <class T>
 struct Conv2DKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
-    const Symmetric s = symmetric(a);
-    const void* x = ctx.input(0).data();
-    std::shared_ptr<runtime::TensorImpl> padded;
-    if (s.padded()) {
-      padded = scratch(
-          scope, static_cast<std::size_t>(a.batch * s.g.in_height * s.g.in_width * a.in_channels) *
-                     sizeof(T));
-      copy_into_padded(scope, x, padded->data(), a.batch, a.in_height, a.in_width, a.in_channels,
-                       s.extra_h, s.extra_w, sizeof(T), true);
-      x = padded->data();
+    conv2d_forward<T>(ctx, scope, ctx.attrs<ops::Conv2DAttrs>(), out);
+  }
+};
+
+// _FusedConv2D: Conv2D's kernel, then BiasAdd and Relu in one pass over its output (Note [Fused
+// convolutions]).
+template <class T>
+struct FusedConv2DKernel {
+  static void run(KernelContext& ctx) {
+    const LaunchScope scope(ctx);
+    auto out = ctx.allocate_output();
+    const int64_t n = ctx.output_shape().num_elements();
+    if (n == 0) return;
+    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    if (empty(ctx)) {  // an empty input or filter: the convolution's sums are zeros
+      zero_output(scope, out, ctx, sizeof(T));
+    } else {
+      conv2d_forward<T>(ctx, scope, f.conv, out);
     }
-    const auto filter = cudnn_filter<T>(scope, ctx.input(1).data(), a, kForward);
-    if (conv_format<T>(kForward) == CUDNN_TENSOR_NCHW) {
-      const auto x_nchw =
-          nhwc_to_nchw(scope, x, a.batch, s.g.in_height, s.g.in_width, a.in_channels, sizeof(T));
-      const auto y_nchw =
-          scratch(scope, static_cast<std::size_t>(ctx.output_shape().num_elements()) * sizeof(T));
-      run_convolution<T>(ctx, scope, kForward, s.g, x_nchw->data(), filter->data(), nullptr,
-                         y_nchw->data());
-      launch_transpose(scope, y_nchw->data(),
-                       Shape{a.batch, a.out_channels, a.out_height, a.out_width}, {0, 2, 3, 1},
-                       sizeof(T), out->data());
-      return;
-    }
-    run_convolution<T>(ctx, scope, kForward, s.g, x, filter->data(), nullptr, out->data());
+    launch_conv_epilogue(scope, ctx.output_dtype(), out->data(), ctx.input(2).data(), n,
+                         f.conv.out_channels, f.relu);
   }
 };
 
@@ -603,6 +630,7 @@ struct AvgPoolGradKernel {
 
 void register_conv_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kConv2D, DeviceType::kGPU, Conv2DKernel>(table);
+  kernels::register_op<OpId::k_FusedConv2D, DeviceType::kGPU, FusedConv2DKernel>(table);
   kernels::register_op<OpId::kConv2DBackpropInput, DeviceType::kGPU, Conv2DBackpropInputKernel>(
       table);
   kernels::register_op<OpId::kConv2DBackpropFilter, DeviceType::kGPU, Conv2DBackpropFilterKernel>(

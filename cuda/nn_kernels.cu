@@ -12,9 +12,12 @@
 #include <memory>
 #include <type_traits>
 
+#include "conv_epilogue.hpp"
 #include "cuda_kernels.hpp"
 #include "device_numeric.cuh"
+#include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
+#include "kernels/elementwise_functors.hpp"
 #include "kernels/numeric.hpp"
 #include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -69,6 +72,31 @@ __global__ void bias_add(const S* x, const S* bias, S* y, int64_t n, int64_t cha
   EAGLE_GRID_STRIDE(i, n) {
     y[i] = convert_value<S>(kernels::wrap_add(load_value(x[i]), load_value(bias[i % channels])));
   }
+}
+
+// _FusedConv2D's epilogue: BiasAdd's sum rounded to S, then Relu's comparison (Note [Fused
+// convolutions]).
+template <class S, bool kRelu>
+__global__ void bias_add_in_place(S* y, const S* bias, int64_t n, int64_t channels) {
+  EAGLE_GRID_STRIDE(i, n) {
+    S v = convert_value<S>(kernels::wrap_add(load_value(y[i]), load_value(bias[i % channels])));
+    if (kRelu) v = convert_value<S>(kernels::ReluFn{}(load_value(v)));
+    y[i] = v;
+  }
+}
+
+template <class S>
+void launch_bias_add_in_place(const LaunchScope& scope, void* y, const void* bias, int64_t n,
+                              int64_t channels, bool relu) {
+  const unsigned int grid = grid_size(n, scope.device());
+  if (relu) {
+    bias_add_in_place<S, true><<<grid, kBlockSize, 0, scope.stream()>>>(
+        static_cast<S*>(y), static_cast<const S*>(bias), n, channels);
+  } else {
+    bias_add_in_place<S, false><<<grid, kBlockSize, 0, scope.stream()>>>(
+        static_cast<S*>(y), static_cast<const S*>(bias), n, channels);
+  }
+  check_launch("bias_add_in_place");
 }
 
 template <class S>
@@ -515,6 +543,23 @@ void register_nn_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kFusedBatchNormV3, DeviceType::kGPU, FusedBatchNormKernel>(table);
   kernels::register_op<OpId::kFusedBatchNormGradV3, DeviceType::kGPU, FusedBatchNormGradKernel>(
       table);
+}
+
+void launch_conv_epilogue(const LaunchScope& scope, DType dtype, void* y, const void* bias,
+                          int64_t n, int64_t channels, bool relu) {
+  if (n == 0) return;
+  switch (dtype) {
+    case DType::kFloat32:
+      return launch_bias_add_in_place<float>(scope, y, bias, n, channels, relu);
+    case DType::kFloat64:
+      return launch_bias_add_in_place<double>(scope, y, bias, n, channels, relu);
+    case DType::kFloat16:
+      return launch_bias_add_in_place<storage_t<float16>>(scope, y, bias, n, channels, relu);
+    case DType::kBFloat16:
+      return launch_bias_add_in_place<storage_t<bfloat16>>(scope, y, bias, n, channels, relu);
+    default:
+      throw InternalError("launch_conv_epilogue: not a floating dtype");
+  }
 }
 
 }  // namespace eagle::cuda

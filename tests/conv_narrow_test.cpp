@@ -55,7 +55,9 @@ Results reference(const Conv2DAttrs& a, const std::vector<float>& x, const std::
 Results narrow(const Conv2DAttrs& a, const std::vector<float>& x, const std::vector<float>& f,
                const std::vector<float>& dy) {
   const eagle::cpu::NarrowConvKernels& k = eagle::cpu::narrow_conv_kernels();
-  return compute(a, x, f, dy, k.conv2d, k.backprop_input, k.backprop_filter);
+  const auto conv2d = [&k](const Conv2DAttrs& g, const float* input, const float* filter,
+                           float* output) { k.conv2d(g, input, filter, {}, output); };
+  return compute(a, x, f, dy, conv2d, k.backprop_input, k.backprop_filter);
 }
 
 // The geometry with its output size, as Conv2D's front end computes it.

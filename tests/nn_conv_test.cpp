@@ -828,7 +828,10 @@ TEST_CASE(
     INFO(threads << " threads");
     eagle::cpu::set_intra_op_threads(threads);
     const eagle::cpu::MaxPoolKernels& direct = eagle::cpu::direct_max_pool_kernels();
-    got.push_back(compute(dnn::conv2d, dnn::conv2d_backprop_input, dnn::conv2d_backprop_filter,
+    const auto conv2d = [](const eagle::ops::Conv2DAttrs& g, const float* input,
+                           const float* filter,
+                           float* output) { dnn::conv2d(g, input, filter, output); };
+    got.push_back(compute(conv2d, dnn::conv2d_backprop_input, dnn::conv2d_backprop_filter,
                           direct.max_pool, direct.max_pool_grad, dnn::avg_pool,
                           dnn::avg_pool_grad));
     const Results& r = got.back();

@@ -322,8 +322,12 @@ TEST_CASE("the gradient fixture runs the forward and backward op of every differ
   // TensorFlow's gradients of the NN and convolution ops are in their own fixtures
   // (tests/fixtures/tf_nn_ops.json, tf_nn_conv.json), which nn_ops_test and nn_conv_test replay
   // through the tape; the second derivatives of their *Grad ops are checked by finite
-  // differences only (their OpInfo entries). Every other differentiable op must run here.
+  // differences only (their OpInfo entries). _FusedConv2D has no gradient in TensorFlow (its
+  // graph optimizer makes the op after differentiation): nn_conv_test checks its values and
+  // gradients against the three ops it fuses, bit for bit. Every other differentiable op must
+  // run here.
   const std::set<std::string> nn_fixture_ops = {"Conv2D",
+                                                "_FusedConv2D",
                                                 "Conv2DBackpropInput",
                                                 "Conv2DBackpropFilter",
                                                 "MaxPool",

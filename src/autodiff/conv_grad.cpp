@@ -1,6 +1,8 @@
 // Gradients of the convolution and pooling ops (TensorFlow's nn_grad.py): Conv2D's are its two
-// backprops, the backprops' are convolutions again (so second derivatives work), MaxPool's is
-// MaxPoolGrad and AvgPool's AvgPoolGrad, whose own gradient is an AvgPool.
+// backprops (and _FusedConv2D's theirs, after ReluGrad and with BiasAddGrad), the backprops' are
+// convolutions again (so second derivatives work), MaxPool's is MaxPoolGrad and AvgPool's
+// AvgPoolGrad, whose own gradient is an AvgPool.
+#include "autodiff/grad_ops.hpp"
 #include "autodiff/gradient_registry.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn.hpp"
@@ -68,6 +70,21 @@ void conv2d_backprop_filter_grad(const GradContext& c, Grads& g) {
   if (c.needs_input_grad(1)) g[1] = nn::conv2d(c.input(0), grad, options);
 }
 
+// _FusedConv2D(input, filter, bias) with output y (Note [Fused convolutions]): dz = ReluGrad(dy,
+// y) (dy itself without Relu), then the gradients of BiasAdd and Conv2D of dz.
+void fused_conv2d_grad(const GradContext& c, Grads& g) {
+  const auto& f = c.attrs<ops::FusedConv2DAttrs>();
+  const nn::Conv2DOptions options = conv_options(f.conv);
+  const Tensor dz = f.relu ? relu_grad(c.grad(), c.output()) : c.grad();
+  if (c.needs_input_grad(0)) {
+    g[0] = nn::conv2d_backprop_input(input_shape(f.conv), c.input(1), dz, options);
+  }
+  if (c.needs_input_grad(1)) {
+    g[1] = nn::conv2d_backprop_filter(c.input(0), filter_shape(f.conv), dz, options);
+  }
+  if (c.needs_input_grad(2)) g[2] = bias_add_grad(dz);
+}
+
 void max_pool_grad_fn(const GradContext& c, Grads& g) {
   const auto& a = c.attrs<ops::Pool2DAttrs>();
   g[0] = nn::max_pool_grad(c.input(0), c.output(), c.grad(), pool_options(a));
@@ -88,6 +105,7 @@ void avg_pool_grad_grad(const GradContext& c, Grads& g) {
 
 void register_conv_gradients(GradientRegistry& r) {
   r.add(OpId::kConv2D, conv2d_grad, save(0, 1));
+  r.add(OpId::k_FusedConv2D, fused_conv2d_grad, save(0, 1), save(0));
   r.add(OpId::kConv2DBackpropInput, conv2d_backprop_input_grad, save(0, 1));
   r.add(OpId::kConv2DBackpropFilter, conv2d_backprop_filter_grad, save(0, 1));
   r.add(OpId::kMaxPool, max_pool_grad_fn, save(0), save(0));

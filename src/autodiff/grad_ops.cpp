@@ -33,6 +33,12 @@ Tensor reciprocal_grad(const Tensor& y, const Tensor& dy) {
   return fused(OpId::kReciprocalGrad, y, dy);
 }
 
+Tensor bias_add_grad(const Tensor& out_backprop) {
+  const Shape& s = out_backprop.shape();
+  return runtime::execute1(OpId::kBiasAddGrad, out_backprop.dtype(), &out_backprop, 1,
+                           Shape{s[s.rank() - 1]}, out_backprop.dtype());
+}
+
 Tensor reshape_to(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   std::vector<std::int64_t> dims(static_cast<std::size_t>(shape.rank()));

@@ -18,6 +18,8 @@ Tensor tanh_grad(const Tensor& y, const Tensor& dy);
 Tensor sqrt_grad(const Tensor& y, const Tensor& dy);
 Tensor rsqrt_grad(const Tensor& y, const Tensor& dy);
 Tensor reciprocal_grad(const Tensor& y, const Tensor& dy);
+// BiasAddGrad: out_backprop summed over every axis but the last.
+Tensor bias_add_grad(const Tensor& out_backprop);
 
 // `g` (of a broadcast result) summed over the axes that broadcasting added or stretched, so it
 // has `shape` (TensorFlow's BroadcastGradientArgs + Sum + Reshape). Returns g when it already

@@ -22,12 +22,6 @@ Tensor fused(OpId op, const Tensor& a, const Tensor& b,
   return runtime::execute1(op, a.dtype(), inputs, 2, a.shape(), a.dtype(), attrs);
 }
 
-Tensor bias_add_grad(const Tensor& out_backprop) {
-  const Shape& s = out_backprop.shape();
-  return runtime::execute1(OpId::kBiasAddGrad, out_backprop.dtype(), &out_backprop, 1,
-                           Shape{s[s.rank() - 1]}, out_backprop.dtype());
-}
-
 // Relu6, LeakyRelu and their gradients: the gradient op again, and nothing for the features
 // (TensorFlow's _Relu6GradGrad, _LeakyReluGradGrad).
 void relu6_op_grad(const GradContext& c, Grads& g) {

@@ -28,11 +28,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/conv_epilogue.hpp"
 #include "cpu/conv_narrow.hpp"
 #include "cpu/conv_reference.hpp"
 #include "cpu/max_pool_direct.hpp"
 #include "cpu/numeric.hpp"
 #include "eagle/errors.hpp"
+#include "kernels/elementwise_functors.hpp"
 #include "kernels/registration.hpp"
 #include "ops/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -67,9 +69,10 @@ const Wide<T>* widened(const KernelContext& ctx, int i, std::vector<Wide<T>>& st
   }
 }
 
-// Runs `compute(inputs..., out)` in Wide<T>, rounding the output to T once at the end.
+// Runs `compute(inputs..., out)` in Wide<T>, rounding the output to T once at the end; returns the
+// output.
 template <class T, class Compute>
-void run_wide(KernelContext& ctx, int num_inputs, Compute compute) {
+runtime::TensorImpl* run_wide(KernelContext& ctx, int num_inputs, Compute compute) {
   runtime::TensorImpl* out = ctx.allocate_output();
   std::vector<Wide<T>> store[3];
   const Wide<T>* in[3] = {};
@@ -82,6 +85,7 @@ void run_wide(KernelContext& ctx, int num_inputs, Compute compute) {
     T* o = out->data<T>();
     for (std::size_t k = 0; k < result.size(); ++k) o[k] = T(result[k]);
   }
+  return out;
 }
 
 template <class T>
@@ -91,6 +95,27 @@ struct Conv2DKernel {
     run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::conv2d(a, in[0], in[1], out);
     });
+  }
+};
+// _FusedConv2D: Conv2D's result in T, then BiasAdd and Relu as those ops compute them in T (each
+// rounded to T), so the bits are the three ops' (Note [Fused convolutions]).
+template <class T>
+struct FusedConv2DKernel {
+  static void run(KernelContext& ctx) {
+    using C = compute_t<T>;
+    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    runtime::TensorImpl* out = run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* y) {
+      reference::conv2d(f.conv, in[0], in[1], y);
+    });
+    const T* bias = ctx.input(2).data<const T>();
+    T* y = out->data<T>();
+    const int64_t channels = f.conv.out_channels;
+    const int64_t n = ctx.output_shape().num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      T v = convert<T>(C(y[i]) + C(bias[i % channels]));
+      if (f.relu) v = convert<T>(kernels::ReluFn{}(C(v)));
+      y[i] = v;
+    }
   }
 };
 template <class T>
@@ -172,11 +197,20 @@ void onednn_or_reference(KernelContext& ctx, Run run) {
 const float* in(const KernelContext& ctx, int i) { return ctx.input(i).data<const float>(); }
 
 // Narrow convolutions go to eagle's direct kernels (Note [Narrow convolutions]).
+void provider_conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter,
+                     const ConvEpilogue& epilogue, float* out) {
+  if (is_narrow_conv(a)) return narrow_conv_kernels().conv2d(a, input, filter, epilogue, out);
+  onednn::conv2d(a, input, filter, out, epilogue);
+}
 void onednn_conv2d(KernelContext& ctx) {
   onednn_or_reference<Conv2DKernel>(ctx, [&](float* out) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
-    const auto run = is_narrow_conv(a) ? narrow_conv_kernels().conv2d : onednn::conv2d;
-    run(a, in(ctx, 0), in(ctx, 1), out);
+    provider_conv2d(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), {}, out);
+  });
+}
+void onednn_fused_conv2d(KernelContext& ctx) {
+  onednn_or_reference<FusedConv2DKernel>(ctx, [&](float* out) {
+    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    provider_conv2d(f.conv, in(ctx, 0), in(ctx, 1), ConvEpilogue{in(ctx, 2), f.relu}, out);
   });
 }
 void onednn_conv2d_backprop_input(KernelContext& ctx) {
@@ -255,6 +289,7 @@ std::string active_conv_provider() {
 
 void register_conv_kernels(runtime::KernelTable& table) {
   kernels::register_op<OpId::kConv2D, DeviceType::kCPU, Conv2DKernel>(table);
+  kernels::register_op<OpId::k_FusedConv2D, DeviceType::kCPU, FusedConv2DKernel>(table);
   kernels::register_op<OpId::kConv2DBackpropInput, DeviceType::kCPU, Conv2DBackpropInputKernel>(
       table);
   kernels::register_op<OpId::kConv2DBackpropFilter, DeviceType::kCPU, Conv2DBackpropFilterKernel>(
@@ -268,6 +303,7 @@ void register_conv_kernels(runtime::KernelTable& table) {
   if (provider == "onednn") {  // Note [Convolution providers]: the explicit second provider
     const auto f32 = DType::kFloat32;
     table.replace(OpId::kConv2D, DeviceType::kCPU, f32, onednn_conv2d);
+    table.replace(OpId::k_FusedConv2D, DeviceType::kCPU, f32, onednn_fused_conv2d);
     table.replace(OpId::kConv2DBackpropInput, DeviceType::kCPU, f32, onednn_conv2d_backprop_input);
     table.replace(OpId::kConv2DBackpropFilter, DeviceType::kCPU, f32,
                   onednn_conv2d_backprop_filter);

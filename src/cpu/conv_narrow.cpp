@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/conv_epilogue.hpp"
 #include "cpu/intra_op_pool.hpp"
 
 // Lanes values pass between this file's own functions only, which all inline: no ABI is crossed.
@@ -185,9 +186,11 @@ EAGLE_ALWAYS_INLINE void conv2d_inner_pixels(const Geometry& g, const float* ima
   }
 }
 
+// Output rows [row_begin, row_end), each finished by the epilogue while in cache (Note [Fused
+// convolutions]).
 template <int C, bool kWhole>
-void conv2d_rows(const Geometry& g, const float* input, const float* filter, float* output,
-                 int64_t row_begin, int64_t row_end) {
+void conv2d_rows(const Geometry& g, const float* input, const float* filter,
+                 const ConvEpilogue& epilogue, float* output, int64_t row_begin, int64_t row_end) {
   std::vector<int64_t> taps, tap_filter;
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t n = r / g.out_h, oh = r % g.out_h;
@@ -246,6 +249,7 @@ void conv2d_rows(const Geometry& g, const float* input, const float* filter, flo
         conv2d_border_pixel<C>(g, image, filter, oh, ow, c0, lanes, out_row);
       }
     }
+    apply_conv_epilogue(epilogue, out_row, g.out_w, g.out_c);
   }
 }
 
@@ -444,11 +448,12 @@ void backprop_filter_rows(const Geometry& g, const FilterTaps& taps, const float
 // Each op as Op<C, kWhole>::run (dispatch, below, picks C and kWhole).
 template <int C, bool kWhole>
 struct Forward {
-  static void run(const Conv2DAttrs& a, const float* input, const float* filter, float* output) {
+  static void run(const Conv2DAttrs& a, const float* input, const float* filter,
+                  const ConvEpilogue& epilogue, float* output) {
     const Geometry g = geometry_of(a);
     const int64_t row_macs = g.out_w * g.k_h * g.k_w * C * g.out_c;
     parallel_for(a.batch * g.out_h, kBytesPerMac * row_macs, [&](int64_t begin, int64_t end) {
-      conv2d_rows<C, kWhole>(g, input, filter, output, begin, end);
+      conv2d_rows<C, kWhole>(g, input, filter, epilogue, output, begin, end);
     });
   }
 };
@@ -522,8 +527,8 @@ void dispatch(const Conv2DAttrs& a, Args... args) {
   }
 }
 
-void conv2d(const Conv2DAttrs& a, const float* x, const float* f, float* y) {
-  dispatch<Forward>(a, x, f, y);
+void conv2d(const Conv2DAttrs& a, const float* x, const float* f, const ConvEpilogue& e, float* y) {
+  dispatch<Forward>(a, x, f, e, y);
 }
 void backprop_input(const Conv2DAttrs& a, const float* f, const float* dy, float* dx) {
   dispatch<BackpropInput>(a, f, dy, dx);

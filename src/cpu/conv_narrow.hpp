@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "cpu/conv_epilogue.hpp"
 #include "cpu/isa.hpp"
 #include "ops/attrs.hpp"
 
@@ -20,7 +21,9 @@ inline bool is_narrow_conv(const ops::Conv2DAttrs& a) {
 // Conv2D and its two backprops on NHWC data and an HWIO filter, with the geometry's padding
 // filled in (as the kernels receive it), for any stride and dilation.
 struct NarrowConvKernels {
-  void (*conv2d)(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output);
+  // Applies the epilogue (none by default) to each output row as it is finished.
+  void (*conv2d)(const ops::Conv2DAttrs& a, const float* input, const float* filter,
+                 const ConvEpilogue& epilogue, float* output);
   void (*backprop_input)(const ops::Conv2DAttrs& a, const float* filter, const float* out_backprop,
                          float* input_backprop);
   void (*backprop_filter)(const ops::Conv2DAttrs& a, const float* input, const float* out_backprop,

@@ -126,10 +126,16 @@ void Conv2D::build(const TensorShape& input_shape) {
 
 Tensor Conv2D::call(const Tensor& inputs, bool /*training*/) {
   const Tensor x = inputs.dtype() == kFloat32 ? inputs : cast(inputs, kFloat32);
-  Tensor y = nn::conv2d(x, kernel_,
-                        {{options_.strides.rows, options_.strides.cols},
-                         pad_name(same_),
-                         {options_.dilation_rate.rows, options_.dilation_rate.cols}});
+  const nn::Conv2DOptions conv{{options_.strides.rows, options_.strides.cols},
+                               pad_name(same_),
+                               {options_.dilation_rate.rows, options_.dilation_rate.cols}};
+  // With a bias and no activation or Relu, one _FusedConv2D (Note [Fused convolutions]).
+  if (options_.use_bias && (activation_.is_linear() || activation_.is(activations::relu))) {
+    return nn::fused_conv2d(
+        x, kernel_, bias_, conv,
+        activation_.is_linear() ? nn::FusedActivation::kNone : nn::FusedActivation::kRelu);
+  }
+  Tensor y = nn::conv2d(x, kernel_, conv);
   if (options_.use_bias) y = nn::bias_add(y, bias_);
   return activation_(y);
 }

@@ -149,6 +149,12 @@ struct Conv2DAttrs {
   std::int64_t group_in_channels() const { return in_channels / groups; }  // the filter's depth
   std::int64_t group_out_channels() const { return out_channels / groups; }
 };
+// _FusedConv2D (Note [Fused convolutions] in src/ops/conv_ops.cpp): Conv2D's geometry, then
+// BiasAdd, then Relu when `relu`.
+struct FusedConv2DAttrs {
+  Conv2DAttrs conv;
+  bool relu;
+};
 // MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad: input [batch, in_height, in_width, channels],
 // output [batch, out_height, out_width, channels].
 struct Pool2DAttrs {
@@ -205,8 +211,9 @@ using OpAttrs =
     std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
                  ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
                  ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
-                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, Pool2DAttrs, LeakyReluAttrs, OneHotAttrs,
-                 FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs, IdentityNAttrs>;
+                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, FusedConv2DAttrs, Pool2DAttrs,
+                 LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs,
+                 IdentityNAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

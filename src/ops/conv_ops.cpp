@@ -65,20 +65,19 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
   if (options.dilations[0] <= 0 || options.dilations[1] <= 0) {
     ops::throw_invalid(op, "Dilated rates should be larger than 0.");
   }
-  const std::string label = op == OpId::kConv2D                ? ""
+  const bool forward = op == OpId::kConv2D || op == OpId::k_FusedConv2D;
+  const std::string label = forward                            ? ""
                             : op == OpId::kConv2DBackpropInput ? "Conv2DCustomBackpropInput: "
                                                                : "Conv2DCustomBackpropFilter: ";
   if (input.rank() != 4) {
-    ops::throw_invalid(op, op == OpId::kConv2D ? fmt::format("convolution input must be "
-                                                             "4-dimensional: {}",
-                                                             input.to_string())
-                                               : label + "input must be 4-dimensional");
+    ops::throw_invalid(
+        op, forward ? fmt::format("convolution input must be 4-dimensional: {}", input.to_string())
+                    : label + "input must be 4-dimensional");
   }
   if (filter.rank() != 4) {
-    ops::throw_invalid(op, op == OpId::kConv2D ? fmt::format("convolution filter must be "
-                                                             "4-dimensional: {}",
-                                                             filter.to_string())
-                                               : label + "filter must be 4-dimensional");
+    ops::throw_invalid(op, forward ? fmt::format("convolution filter must be 4-dimensional: {}",
+                                                 filter.to_string())
+                                   : label + "filter must be 4-dimensional");
   }
   const std::int64_t in_depth = input[3], patch_depth = filter[2];
   if (patch_depth <= 0) {
@@ -227,6 +226,38 @@ Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& o
   const ops::Conv2DAttrs attrs = conv_attrs(OpId::kConv2D, input.shape(), filters.shape(), options);
   return runtime::execute1(OpId::kConv2D, input.dtype(), inputs, 2, conv_output_shape(attrs),
                            input.dtype(), ops::OpAttrs{attrs});
+}
+
+// Note [Fused convolutions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A convolution layer's Conv2D, BiasAdd and Relu each read and write the whole activation: on
+// the seed CNN's first layer at batch 128 that is 11 MB three times, and the BiasAdd and Relu
+// passes were 7% of the CPU training step. TensorFlow's graph optimizer (grappler's remapper)
+// fuses them into _FusedConv2D; an eager library has no graph to rewrite, so the Keras layer asks
+// for the fused op itself (keras::layers::Conv2D with use_bias and a "linear" or "relu"
+// activation). Its kernels convolve as Conv2D's do and add the bias and clamp while the output is
+// still in cache: per output row in the narrow kernels, per batch block after oneDNN (Note
+// [Batch blocks]), in one pass after cuDNN. Each element is rounded as the unfused ops round it,
+// so the values are theirs bit for bit on every backend (op_info's _FusedConv2D samples check
+// it). The gradient needs only the output: dz = ReluGrad(dy, y) (dy without Relu), then
+// BiasAddGrad(dz) and the convolution's two backprops of dz, as TensorFlow's gradients of the
+// three ops compute them.
+Tensor fused_conv2d(const Tensor& input, const Tensor& filters, const Tensor& bias,
+                    const Conv2DOptions& options, FusedActivation activation) {
+  constexpr OpId op = OpId::k_FusedConv2D;
+  const Tensor inputs[3] = {input, filters, bias};
+  ops::check_same_dtype(op, inputs, 3);
+  const ops::Conv2DAttrs conv = conv_attrs(op, input.shape(), filters.shape(), options);
+  if (bias.rank() != 1) ops::throw_invalid(op, "Biases must be 1D: " + bias.shape().to_string());
+  if (bias.shape()[0] != conv.out_channels) {
+    ops::throw_invalid(op,
+                       fmt::format("Must provide as many biases as the last dimension of the "
+                                   "input tensor: {} vs. {}",
+                                   bias.shape().to_string(), conv_output_shape(conv).to_string()));
+  }
+  const ops::FusedConv2DAttrs attrs{conv, activation == FusedActivation::kRelu};
+  return runtime::execute1(op, input.dtype(), inputs, 3, conv_output_shape(conv), input.dtype(),
+                           ops::OpAttrs{attrs});
 }
 
 Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filters,

@@ -56,7 +56,9 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // Convolution and pooling (NHWC, HWIO filters; Note [Convolution providers] in
 // src/cpu/conv_kernels.cpp). Conv2DBackpropInput's inputs are (filter, out_backprop) and
 // Conv2DBackpropFilter's (input, out_backprop): the shape TensorFlow passes as a tensor is in the
-// attributes. MaxPoolGrad takes (orig_input, orig_output, grad), AvgPoolGrad only grad.
+// attributes. _FusedConv2D takes (input, filter, bias): Conv2D, BiasAdd and optionally Relu in one
+// op, TensorFlow's name for what its graph optimizer makes of them (Note [Fused convolutions]).
+// MaxPoolGrad takes (orig_input, orig_output, grad), AvgPoolGrad only grad.
 // MaxPool also takes int32/int64 on the CPU, as TensorFlow's CPU MaxPool
 // (TF_CALL_REAL_NUMBER_TYPES); TensorFlow's GPU MaxPool is floating only, so an integer one goes
 // to the CPU by soft placement. Its gradient stays floating: the tape does not differentiate
@@ -66,6 +68,7 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(Conv2D,               2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
   X(Conv2DBackpropInput,  2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
   X(Conv2DBackpropFilter, 2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
+  X(_FusedConv2D,         3, 1, FusedConv2DAttrs, kFloating, kFloating, kDifferentiable) \
   X(MaxPool,              1, 1, Pool2DAttrs,    kNumeric, kFloating, kDifferentiable)  \
   X(MaxPoolGrad,          3, 1, Pool2DAttrs,    kFloating, kFloating, kNoGradient)     \
   X(AvgPool,              1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable) \

@@ -1,5 +1,6 @@
-// OpInfo entries of convolution and pooling (eagle/ops/nn.hpp): Conv2D, Conv2DBackpropInput,
-// Conv2DBackpropFilter, MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad (Note [OpInfo table]).
+// OpInfo entries of convolution and pooling (eagle/ops/nn.hpp): Conv2D, _FusedConv2D,
+// Conv2DBackpropInput, Conv2DBackpropFilter, MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad (Note
+// [OpInfo table]).
 // Values against TensorFlow: nn_conv_test (tests/fixtures/tf_nn_conv.json).
 #include <cmath>
 #include <optional>
@@ -172,6 +173,71 @@ OpInfo conv2d_info() {
        {{Shape{1, 5, 4, 4}}, {Shape{3, 2, 2, 4}}},
        [](V x) {
          return eagle::nn::conv2d(x[0], x[1], {{1, 1}, "SAME"});
+       }},
+  };
+  return e;
+}
+
+// _FusedConv2D: the conv cases with a bias, Relu on every other one (Note [Fused convolutions]).
+// That its values are Conv2D + BiasAdd + Relu's bit for bit, and its gradient theirs:
+// nn_conv_test.
+OpInfo fused_conv2d_info() {
+  OpInfo e{OpId::k_FusedConv2D};
+  e.call = [](V x) { return eagle::nn::fused_conv2d(x[0], x[1], x[2]); };
+  e.samples = [](DType d) {
+    std::vector<Sample> out;
+    for (std::size_t i = 0; i < conv_cases().size(); ++i) {
+      const ConvCase& c = conv_cases()[i];
+      const Shape y = conv_output_shape(c, d);
+      const Conv2DOptions options = c.options;
+      const auto activation =
+          i % 2 == 0 ? eagle::nn::FusedActivation::kRelu : eagle::nn::FusedActivation::kNone;
+      out.push_back({describe(c) + (i % 2 == 0 ? " + bias, relu" : " + bias"),
+                     {make(d, c.x, Domain::kUnit, seed_of(i, 1)),
+                      make(d, c.filter, Domain::kUnit, seed_of(i, 2)),
+                      make(d, Shape{c.filter[3]}, Domain::kUnit, seed_of(i, 4))},
+                     [options, activation](V x) {
+                       return eagle::nn::fused_conv2d(x[0], x[1], x[2], options, activation);
+                     },
+                     accumulation_tol(d, conv_terms(c, y) + 1)});
+    }
+    return out;
+  };
+  e.errors = [] {
+    const auto fused = [](Shape xs, Shape fs, Shape bs, DType bias_dtype = DType::kFloat32) {
+      return [xs, fs, bs, bias_dtype] {
+        eagle::nn::fused_conv2d(eagle::zeros(xs), eagle::zeros(fs), eagle::zeros(bs, bias_dtype));
+      };
+    };
+    return std::vector<ErrorCase>{
+        raises<InvalidArgumentError>(
+            fused({5, 5, 2}, {3, 3, 2, 4}, {4}),
+            "convolution input must be 4-dimensional: [5,5,2] [Op:_FusedConv2D]"),
+        raises<InvalidArgumentError>(fused({1, 5, 5, 2}, {3, 3, 2, 4}, {1, 4}),
+                                     "Biases must be 1D: [1,4] [Op:_FusedConv2D]"),
+        raises<InvalidArgumentError>(fused({1, 5, 5, 2}, {3, 3, 2, 4}, {3}),
+                                     "Must provide as many biases as the last dimension of the "
+                                     "input tensor: [3] vs. [1,3,3,4] [Op:_FusedConv2D]"),
+        raises<InvalidArgumentError>(
+            fused({1, 5, 5, 2}, {3, 3, 2, 4}, {4}, DType::kFloat64),
+            "cannot compute _FusedConv2D as input #2(zero-based) was expected to be a float "
+            "tensor but is a double tensor [Op:_FusedConv2D]"),
+    };
+  };
+  // Relu's kink is avoided: positive inputs, filter and bias keep every output positive.
+  e.gradients = {
+      {"fused_conv2d SAME, linear",
+       {{Shape{1, 5, 4, 2}}, {Shape{3, 2, 2, 3}}, {Shape{3}}},
+       [](V x) {
+         return eagle::nn::fused_conv2d(x[0], x[1], x[2], {{1, 1}, "SAME"});
+       }},
+      {"fused_conv2d VALID stride 2, relu",
+       {{Shape{1, 6, 5, 2}, GradDomain::kPositive},
+        {Shape{3, 3, 2, 2}, GradDomain::kPositive},
+        {Shape{2}, GradDomain::kPositive}},
+       [](V x) {
+         return eagle::nn::fused_conv2d(x[0], x[1], x[2], {{2, 2}, "VALID"},
+                                        eagle::nn::FusedActivation::kRelu);
        }},
   };
   return e;
@@ -463,8 +529,13 @@ OpInfo avg_pool_grad_info() {
 }  // namespace
 
 std::vector<OpInfo> conv_op_infos() {
-  return {conv2d_info(),       conv2d_backprop_input_info(), conv2d_backprop_filter_info(),
-          max_pool_info(),     max_pool_grad_info(),         avg_pool_info(),
+  return {conv2d_info(),
+          fused_conv2d_info(),
+          conv2d_backprop_input_info(),
+          conv2d_backprop_filter_info(),
+          max_pool_info(),
+          max_pool_grad_info(),
+          avg_pool_info(),
           avg_pool_grad_info()};
 }
 

@@ -41,6 +41,13 @@ class Activation {
       : fn_(std::move(fn)), name_(std::move(name)) {}
   Tensor operator()(const Tensor& x) const { return fn_ ? fn_(x) : x; }
   const std::string& name() const { return name_; }
+  // Whether this is the identity ("linear"), or the function f itself (by name or as f): what
+  // lets a layer fuse its activation into an op (Note [Fused convolutions]).
+  bool is(Tensor (*f)(const Tensor&)) const {
+    const auto* target = fn_.target<Tensor (*)(const Tensor&)>();
+    return target != nullptr && *target == f;
+  }
+  bool is_linear() const { return !fn_ || is(linear); }
 
  private:
   ActivationFn fn_;

@@ -24,6 +24,15 @@ struct Conv2DOptions {
 // TensorFlow: out = ceil(in / stride), pad_total = max((out - 1) * stride + (k - 1) * dilation
 // + 1 - in, 0), pad_before = pad_total / 2 (the extra row or column goes after).
 Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& options = {});
+// _FusedConv2D: conv2d(input, filters, options) + bias, then relu when `activation` is kRelu, in
+// one op: TensorFlow's graph optimizer makes this op of a Conv2D, BiasAdd and Relu, and
+// keras::layers::Conv2D calls it for its "linear" and "relu" activations. The same values, bit
+// for bit, as the three ops; bias is [out_channels]. Its gradient takes the three ops' gradients
+// in fewer passes over memory.
+enum class FusedActivation { kNone, kRelu };
+Tensor fused_conv2d(const Tensor& input, const Tensor& filters, const Tensor& bias,
+                    const Conv2DOptions& options = {},
+                    FusedActivation activation = FusedActivation::kNone);
 // Conv2DBackpropInput: the gradient of conv2d with respect to its input, of shape input_shape,
 // given the filters and the gradient of conv2d's output.
 Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filters,

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <dnnl.hpp>
 
+#include "cpu/conv_epilogue.hpp"
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/onednn/onednn_common.hpp"
 #include "eagle/errors.hpp"
@@ -419,10 +420,15 @@ std::int64_t image_size(std::int64_t h, std::int64_t w, std::int64_t c) { return
 
 }  // namespace
 
-void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output) {
+// The epilogue runs on each batch block's output just after the block's convolution, while it is
+// in cache (Note [Fused convolutions]).
+void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output,
+            const ConvEpilogue& epilogue) {
+  const std::int64_t pixels = a.out_height * a.out_width;
   if (!in_blocks(a.batch)) {
     run_convolution(*conv_entry(Kind::kConvForward, a, make_conv_forward, intra_op_threads()),
                     {input, filter, output});
+    apply_conv_epilogue(epilogue, output, a.batch * pixels, a.out_channels);
     return;
   }
   const std::int64_t in = image_size(a.in_height, a.in_width, a.in_channels);
@@ -430,6 +436,7 @@ void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, 
   for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
     const auto e = conv_entry(Kind::kConvForward, with_batch(a, count), make_conv_forward, 1);
     run_convolution(*e, {input + begin * in, filter, output + begin * out});
+    apply_conv_epilogue(epilogue, output + begin * out, count * pixels, a.out_channels);
   });
 }
 

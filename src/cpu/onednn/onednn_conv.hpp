@@ -42,11 +42,14 @@
 #include <optional>
 #include <string>
 
+#include "cpu/conv_epilogue.hpp"
 #include "ops/attrs.hpp"
 
 namespace eagle::cpu::onednn {
 
-void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output);
+// With an epilogue: _FusedConv2D (Note [Fused convolutions]).
+void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output,
+            const ConvEpilogue& epilogue = {});
 void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
                            const float* out_backprop, float* input_backprop);
 void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
