@@ -58,10 +58,10 @@ for name in dispatch_chain elementwise tensor_ops matmul allocator_churn tape_ov
   grep -v '^{' "$log" || true          # the table to the terminal
   rm -f "$log"
 done
-# Issue 17: conv2d forward and backprops, and one epoch of the seed CNN's fit on Fashion-MNIST,
-# one process per batch size so each peak RSS is that fit's own (only --quick passes: --reps
-# counts epochs there; bench/compare runs their peers).
-for run in conv2d "fit_epoch --filter fit_epoch/32" "fit_epoch --filter fit_epoch/128"; do
+# Issue 17: conv2d forward and backprops, max pooling, and one epoch of the seed CNN's fit on
+# Fashion-MNIST, one process per batch size so each peak RSS is that fit's own (only --quick
+# passes: --reps counts epochs there; bench/compare runs their peers).
+for run in conv2d max_pool "fit_epoch --filter fit_epoch/32" "fit_epoch --filter fit_epoch/128"; do
   read -r name extra <<< "$run"
   exe="$build/bench/bench_$name"
   if [[ ! -x "$exe" ]]; then

@@ -21,7 +21,7 @@
 //    image and add in the reference's window order, one image per thread.
 // Every output element is computed by one thread, so the bits do not depend on the thread count
 // or the CPU variant (max_pool_direct_test, cpu_variant_test). Measured in docs/performance.md,
-// "Direct max pooling".
+// "Direct max pooling and fused convolutions".
 #include "cpu/max_pool_direct.hpp"
 
 #include <algorithm>
@@ -92,7 +92,7 @@ EAGLE_ALWAYS_INLINE Lanes pool_step(const Lanes& best, const Lanes& x) {
   return ((x > best) | (x != x)) ? x : best;
 }
 
-// The argmax's step: x becomes the window's pick when larger, or when it is the first NaN.
+// The pick's step: x becomes the window's pick when larger, or when it is the first NaN.
 EAGLE_ALWAYS_INLINE Mask takes_over(const Lanes& best, const Lanes& x) {
   return (x > best) | ((x != x) & (best == best));
 }
@@ -155,67 +155,54 @@ void pool_rows(const Pool2DAttrs& a, const float* input, float* output, int64_t 
 // ---- MaxPoolGrad
 // ---------------------------------------------------------------------------------
 
-// The window's pick per lane, as its row-major index within the (clipped) window whose first
-// element is at `corner`.
-template <int kSize>
-EAGLE_ALWAYS_INLINE Mask argmax(const float* corner, int64_t row, int64_t C, const Extent<kSize>& e,
-                                int64_t lanes) {
-  Lanes best = load(corner, lanes);
-  Mask where = {};
-  std::int32_t k = 0;
-  for (int64_t h = 0; h < e.rows; ++h) {
-    for (int64_t x = 0; x < e.cols; ++x, ++k) {
-      const Lanes v = load(corner + h * row + x * C, lanes);
-      const Mask take = takes_over(best, v);
-      best = take ? v : best;
-      where = take ? Mask{} + k : where;
+// Where each window of output row oh (of one image) takes its gradient, per vector of channels:
+// where[ow * vectors + v] is the row-major index in the (clipped) window of its first maximum or
+// first NaN, lane by lane. The window rows are read one input row at a time, in memory order,
+// each window's best value carried in `best` between them.
+template <bool kWhole, int kSize>
+void find_picks(const Pool2DAttrs& a, const float* image, int64_t oh, Lanes* best, Mask* where) {
+  const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
+  const Window rows = window_of(a, oh, 0);
+  const int64_t num_rows = Extent<kSize>(rows).rows;
+  for (int64_t i = 0; i < num_rows; ++i) {
+    const float* line = image + (rows.h0 + i) * row;
+    for (int64_t ow = 0; ow < a.out_width; ++ow) {
+      const Window w = window_of(a, oh, ow);
+      const int64_t cols = Extent<kSize>(w).cols;
+      const float* at = line + w.w0 * C;
+      for (int64_t v = 0; v < vectors; ++v) {
+        const int64_t c = v * kLanes, lanes = lanes_at<kWhole>(c, C), slot = ow * vectors + v;
+        Lanes b = i == 0 ? load(at + c, lanes) : best[slot];
+        Mask pick = i == 0 ? Mask{} : where[slot];
+        for (int64_t x = 0; x < cols; ++x) {
+          const Lanes value = load(at + x * C + c, lanes);
+          const Mask take = takes_over(b, value);
+          b = take ? value : b;
+          pick = take ? Mask{} + static_cast<std::int32_t>(i * cols + x) : pick;
+        }
+        best[slot] = b;
+        where[slot] = pick;
+      }
     }
   }
-  return where;
 }
 
 // Windows that do not overlap: output rows [begin, end) of the batch. Each output row owns the
 // input rows from its windows' first row (0 for the first) to the next output row's (the input's
-// end for the last), so every input element is written by one thread, once. Both passes go
-// through the rows in memory order: the first finds each window's pick (carried between rows
-// in `best` and `where`), the second writes the owned rows, the gradient at each pick and zero
-// everywhere else, including where no window reaches.
+// end for the last), so every input element is written by one thread, once: the gradient at each
+// pick and zero everywhere else, including where no window reaches, row by row in memory order.
 template <bool kWhole, int kSize>
 void grad_rows_disjoint(const Pool2DAttrs& a, const float* input, const float* grad,
                         float* input_grad, int64_t begin, int64_t end) {
-  const int64_t C = a.channels, row = a.in_width * C;
-  const int64_t vectors = (C + kLanes - 1) / kLanes;
+  const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
   std::vector<Lanes> best(static_cast<std::size_t>(a.out_width * vectors));
   std::vector<Mask> where(best.size());
   for (int64_t r = begin; r < end; ++r) {
     const int64_t n = r / a.out_height, oh = r % a.out_height;
-    const float* image = input + n * a.in_height * row;
     float* image_grad = input_grad + n * a.in_height * row;
     prefetch_next_rows(a, input, r, end);
+    find_picks<kWhole, kSize>(a, input + n * a.in_height * row, oh, best.data(), where.data());
     const Window rows = window_of(a, oh, 0);
-    const int64_t num_rows = Extent<kSize>(rows).rows;
-    for (int64_t i = 0; i < num_rows; ++i) {
-      const float* line = image + (rows.h0 + i) * row;
-      for (int64_t ow = 0; ow < a.out_width; ++ow) {
-        const Window w = window_of(a, oh, ow);
-        const int64_t cols = Extent<kSize>(w).cols;
-        const float* at = line + w.w0 * C;
-        for (int64_t v = 0; v < vectors; ++v) {
-          const int64_t c = v * kLanes, lanes = lanes_at<kWhole>(c, C);
-          const std::size_t slot = static_cast<std::size_t>(ow * vectors + v);
-          Lanes b = i == 0 ? load(at + c, lanes) : best[slot];
-          Mask pick = i == 0 ? Mask{} : where[slot];
-          for (int64_t x = 0; x < cols; ++x) {
-            const Lanes value = load(at + x * C + c, lanes);
-            const Mask take = takes_over(b, value);
-            b = take ? value : b;
-            pick = take ? Mask{} + static_cast<std::int32_t>(i * cols + x) : pick;
-          }
-          best[slot] = b;
-          where[slot] = pick;
-        }
-      }
-    }
     const int64_t first = oh == 0 ? 0 : oh * a.stride_h - a.pad_top;
     const int64_t last = oh == a.out_height - 1 ? a.in_height : (oh + 1) * a.stride_h - a.pad_top;
     const float* g = grad + r * a.out_width * C;
@@ -250,31 +237,35 @@ void grad_rows_disjoint(const Pool2DAttrs& a, const float* input, const float* g
 }
 
 // Overlapping windows: images [begin, end), each zeroed, then every window adds its gradient to
-// its pick in the reference's window order.
+// its pick, output row by output row and window by window: the reference's order of additions.
 template <bool kWhole, int kSize>
 void grad_images_overlapping(const Pool2DAttrs& a, const float* input, const float* grad,
                              float* input_grad, int64_t begin, int64_t end) {
-  const int64_t C = a.channels, row = a.in_width * C;
+  const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
+  std::vector<Lanes> best(static_cast<std::size_t>(a.out_width * vectors));
+  std::vector<Mask> where(best.size());
   for (int64_t n = begin; n < end; ++n) {
-    const float* image = input + n * a.in_height * row;
     float* image_grad = input_grad + n * a.in_height * row;
     std::fill(image_grad, image_grad + a.in_height * row, 0.0f);
     for (int64_t oh = 0; oh < a.out_height; ++oh) {
+      find_picks<kWhole, kSize>(a, input + n * a.in_height * row, oh, best.data(), where.data());
+      const Window rows = window_of(a, oh, 0);
+      const int64_t num_rows = Extent<kSize>(rows).rows;
       const float* g = grad + (n * a.out_height + oh) * a.out_width * C;
-      for (int64_t ow = 0; ow < a.out_width; ++ow) {
-        const Window w = window_of(a, oh, ow);
-        const Extent<kSize> e(w);
-        const int64_t corner = w.h0 * row + w.w0 * C;
-        for (int64_t c = 0; c < C; c += kLanes) {
-          const int64_t lanes = lanes_at<kWhole>(c, C);
-          const Mask where = argmax(image + corner + c, row, C, e, lanes);
-          const Lanes value = load(g + ow * C + c, lanes);
-          float* out = image_grad + corner + c;
-          std::int32_t k = 0;
-          for (int64_t h = 0; h < e.rows; ++h) {
-            for (int64_t x = 0; x < e.cols; ++x, ++k) {
-              const Lanes sum = load(out + h * row + x * C, lanes);
-              store(out + h * row + x * C, where == k ? sum + value : sum, lanes);
+      for (int64_t i = 0; i < num_rows; ++i) {
+        float* line = image_grad + (rows.h0 + i) * row;
+        for (int64_t ow = 0; ow < a.out_width; ++ow) {
+          const Window w = window_of(a, oh, ow);
+          const int64_t cols = Extent<kSize>(w).cols;
+          float* at = line + w.w0 * C;
+          for (int64_t v = 0; v < vectors; ++v) {
+            const int64_t c = v * kLanes, lanes = lanes_at<kWhole>(c, C);
+            const Mask pick = where[static_cast<std::size_t>(ow * vectors + v)];
+            const Lanes value = load(g + ow * C + c, lanes);
+            for (int64_t x = 0; x < cols; ++x) {
+              const Lanes sum = load(at + x * C + c, lanes);
+              const Mask here = pick == static_cast<std::int32_t>(i * cols + x);
+              store(at + x * C + c, here ? sum + value : sum, lanes);
             }
           }
         }
