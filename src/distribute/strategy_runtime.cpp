@@ -172,7 +172,11 @@ void StrategyRuntime::worker(int replica) {
     rendezvous_cv_.notify_all();
     {
       std::lock_guard<std::mutex> lock(pool_mutex_);
-      errors_[static_cast<std::size_t>(replica)] = error;
+      // Moved, not copied: this thread keeps no reference, so the exception dies on the thread
+      // that takes it from errors_ (the calling thread, after it rethrew it), not here while that
+      // thread may still read it. exception_ptr's count lives in libstdc++, whose atomics
+      // ThreadSanitizer does not see; it reported exactly that destruction as a race.
+      errors_[static_cast<std::size_t>(replica)] = std::move(error);
       released_by_peer_[static_cast<std::size_t>(replica)] = released;
       if (--pending_ == 0) work_done_.notify_all();
     }
