@@ -1,5 +1,5 @@
 // The bias and Relu _FusedConv2D applies to cuDNN's output (Note [Fused convolutions] in
-// src/ops/conv_ops.cpp); the kernel is in nn_kernels.cu.
+// src/ops/conv_ops.cpp); BiasAdd's kernel in nn_kernels.cu, run in place.
 #pragma once
 
 #include <cstdint>

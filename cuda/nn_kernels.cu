@@ -67,19 +67,12 @@ __global__ void log_softmax_rows(const S* x, S* y, int64_t rows, int64_t length)
   }
 }
 
-template <class S>
+// BiasAdd; with kRelu (and y == x, in place) _FusedConv2D's epilogue: the sum rounded to S, then
+// Relu's comparison (Note [Fused convolutions]).
+template <class S, bool kRelu = false>
 __global__ void bias_add(const S* x, const S* bias, S* y, int64_t n, int64_t channels) {
   EAGLE_GRID_STRIDE(i, n) {
-    y[i] = convert_value<S>(kernels::wrap_add(load_value(x[i]), load_value(bias[i % channels])));
-  }
-}
-
-// _FusedConv2D's epilogue: BiasAdd's sum rounded to S, then Relu's comparison (Note [Fused
-// convolutions]).
-template <class S, bool kRelu>
-__global__ void bias_add_in_place(S* y, const S* bias, int64_t n, int64_t channels) {
-  EAGLE_GRID_STRIDE(i, n) {
-    S v = convert_value<S>(kernels::wrap_add(load_value(y[i]), load_value(bias[i % channels])));
+    S v = convert_value<S>(kernels::wrap_add(load_value(x[i]), load_value(bias[i % channels])));
     if (kRelu) v = convert_value<S>(kernels::ReluFn{}(load_value(v)));
     y[i] = v;
   }
@@ -88,15 +81,16 @@ __global__ void bias_add_in_place(S* y, const S* bias, int64_t n, int64_t channe
 template <class S>
 void launch_bias_add_in_place(const LaunchScope& scope, void* y, const void* bias, int64_t n,
                               int64_t channels, bool relu) {
+  S* data = static_cast<S*>(y);
   const unsigned int grid = grid_size(n, scope.device());
   if (relu) {
-    bias_add_in_place<S, true><<<grid, kBlockSize, 0, scope.stream()>>>(
-        static_cast<S*>(y), static_cast<const S*>(bias), n, channels);
+    bias_add<S, true><<<grid, kBlockSize, 0, scope.stream()>>>(data, static_cast<const S*>(bias),
+                                                               data, n, channels);
   } else {
-    bias_add_in_place<S, false><<<grid, kBlockSize, 0, scope.stream()>>>(
-        static_cast<S*>(y), static_cast<const S*>(bias), n, channels);
+    bias_add<S><<<grid, kBlockSize, 0, scope.stream()>>>(data, static_cast<const S*>(bias), data, n,
+                                                         channels);
   }
-  check_launch("bias_add_in_place");
+  check_launch("bias_add (in place)");
 }
 
 template <class S>

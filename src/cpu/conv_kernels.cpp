@@ -108,13 +108,15 @@ struct FusedConv2DKernel {
       reference::conv2d(f.conv, in[0], in[1], y);
     });
     const T* bias = ctx.input(2).data<const T>();
-    T* y = out->data<T>();
     const int64_t channels = f.conv.out_channels;
-    const int64_t n = ctx.output_shape().num_elements();
-    for (int64_t i = 0; i < n; ++i) {
-      T v = convert<T>(C(y[i]) + C(bias[i % channels]));
-      if (f.relu) v = convert<T>(kernels::ReluFn{}(C(v)));
-      y[i] = v;
+    const int64_t pixels = channels == 0 ? 0 : ctx.output_shape().num_elements() / channels;
+    for (int64_t p = 0; p < pixels; ++p) {
+      T* y = out->data<T>() + p * channels;
+      for (int64_t c = 0; c < channels; ++c) {
+        T v = convert<T>(C(y[c]) + C(bias[c]));
+        if (f.relu) v = convert<T>(kernels::ReluFn{}(C(v)));
+        y[c] = v;
+      }
     }
   }
 };

@@ -26,15 +26,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/conv_epilogue.hpp"
 #include "cpu/intra_op_pool.hpp"
-
-// Lanes values pass between this file's own functions only, which all inline: no ABI is crossed.
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "cpu/lanes.hpp"
 
 namespace eagle::cpu {
 EAGLE_CPU_ISA_BEGIN
@@ -43,13 +40,10 @@ namespace {
 using ops::Conv2DAttrs;
 using std::int64_t;
 
-constexpr int kLanes = 16;
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+using namespace simd;  // NOLINT: the vector helpers of cpu/lanes.hpp
 
 // The multiply-adds one item (row) of work does, counted as this many bytes by parallel_for.
 constexpr int64_t kBytesPerMac = 4;
-
-#define EAGLE_ALWAYS_INLINE inline __attribute__((always_inline))
 
 // Register tiles: how many vectors of sums an inner loop keeps in flight, sized to the variant's
 // registers (32 zmm, 16 ymm, 16 xmm; a Lanes value takes 1, 2 or 4 of them).
@@ -60,32 +54,6 @@ constexpr int kPixels = 4, kVectors = 1, kFilterTaps = 3;
 #else
 constexpr int kPixels = 2, kVectors = 1, kFilterTaps = 2;
 #endif
-
-// `lanes` floats from p, the rest zero: one unaligned load when `lanes` is a whole vector.
-EAGLE_ALWAYS_INLINE Lanes load(const float* p, int64_t lanes) {
-  Lanes v = {};
-  if (lanes == kLanes) {
-    std::memcpy(&v, p, sizeof v);
-  } else {
-    for (int64_t j = 0; j < lanes; ++j) v[j] = p[j];
-  }
-  return v;
-}
-
-EAGLE_ALWAYS_INLINE void store(float* p, const Lanes& v, int64_t lanes) {
-  if (lanes == kLanes) {
-    std::memcpy(p, &v, sizeof v);
-  } else {
-    for (int64_t j = 0; j < lanes; ++j) p[j] = v[j];
-  }
-}
-
-// The lanes of the vector of channels at `co`: kWhole kernels run only where every vector is
-// whole (out_channels a multiple of kLanes), and know it at compile time.
-template <bool kWhole>
-EAGLE_ALWAYS_INLINE int64_t lanes_at(int64_t co, int64_t channels) {
-  return kWhole ? kLanes : std::min<int64_t>(kLanes, channels - co);
-}
 
 // The lanes' sum in a fixed tree (lane j plus lane j + 8, then + 4, + 2, + 1): whatever the
 // registers, the same additions in the same order. Each step adds v to itself rotated.

@@ -27,14 +27,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "cpu/intra_op_pool.hpp"
-
-// Lanes values pass between this file's own functions only, which all inline: no ABI is crossed.
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "cpu/lanes.hpp"
 
 namespace eagle::cpu {
 EAGLE_CPU_ISA_BEGIN
@@ -43,37 +40,7 @@ namespace {
 using ops::Pool2DAttrs;
 using std::int64_t;
 
-constexpr int kLanes = 16;
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-typedef std::int32_t Mask __attribute__((vector_size(kLanes * sizeof(std::int32_t))));
-
-#define EAGLE_ALWAYS_INLINE inline __attribute__((always_inline))
-
-// `lanes` floats from p, the rest zero: one unaligned load when `lanes` is a whole vector.
-EAGLE_ALWAYS_INLINE Lanes load(const float* p, int64_t lanes) {
-  Lanes v = {};
-  if (lanes == kLanes) {
-    std::memcpy(&v, p, sizeof v);
-  } else {
-    for (int64_t j = 0; j < lanes; ++j) v[j] = p[j];
-  }
-  return v;
-}
-
-EAGLE_ALWAYS_INLINE void store(float* p, const Lanes& v, int64_t lanes) {
-  if (lanes == kLanes) {
-    std::memcpy(p, &v, sizeof v);
-  } else {
-    for (int64_t j = 0; j < lanes; ++j) p[j] = v[j];
-  }
-}
-
-// The lanes of the vector of channels at `c`: kWhole kernels run only where the channels are
-// whole vectors, and know it at compile time.
-template <bool kWhole>
-EAGLE_ALWAYS_INLINE int64_t lanes_at(int64_t c, int64_t channels) {
-  return kWhole ? kLanes : std::min<int64_t>(kLanes, channels - c);
-}
+using namespace simd;  // NOLINT: the vector helpers of cpu/lanes.hpp
 
 // The input rows and columns under the window of output (oh, ow), clipped to the input (SAME's
 // padding holds no elements); never empty, as SAME pads less than a window on each side.
@@ -152,8 +119,7 @@ void pool_rows(const Pool2DAttrs& a, const float* input, float* output, int64_t 
   }
 }
 
-// ---- MaxPoolGrad
-// ---------------------------------------------------------------------------------
+// ---- MaxPoolGrad -------------------------------------------------------------------------------
 
 // Where each window of output row oh (of one image) takes its gradient, per vector of channels:
 // where[ow * vectors + v] is the row-major index in the (clipped) window of its first maximum or
@@ -274,8 +240,7 @@ void grad_images_overlapping(const Pool2DAttrs& a, const float* input, const flo
   }
 }
 
-// ---- The two ops
-// -----------------------------------------------------------------------------------
+// ---- The two ops -------------------------------------------------------------------------------
 
 // Bytes one output row moves: its windows' input rows read, plus its outputs.
 int64_t row_bytes(const Pool2DAttrs& a) {

@@ -238,10 +238,10 @@ Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& o
 // activation). Its kernels convolve as Conv2D's do and add the bias and clamp while the output is
 // still in cache: per output row in the narrow kernels, per batch block after oneDNN (Note
 // [Batch blocks]), in one pass after cuDNN. Each element is rounded as the unfused ops round it,
-// so the values are theirs bit for bit on every backend (op_info's _FusedConv2D samples check
-// it). The gradient needs only the output: dz = ReluGrad(dy, y) (dy without Relu), then
-// BiasAddGrad(dz) and the convolution's two backprops of dz, as TensorFlow's gradients of the
-// three ops compute them.
+// so the values are theirs bit for bit on every backend (fused_conv_test checks it, and op_info
+// compares every backend with the CPU). The gradient needs only the output: dz = ReluGrad(dy, y)
+// (dy without Relu), then BiasAddGrad(dz) and the convolution's two backprops of dz, as
+// TensorFlow's gradients of the three ops compute them.
 Tensor fused_conv2d(const Tensor& input, const Tensor& filters, const Tensor& bias,
                     const Conv2DOptions& options, FusedActivation activation) {
   constexpr OpId op = OpId::k_FusedConv2D;
