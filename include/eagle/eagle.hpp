@@ -14,6 +14,7 @@
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn.hpp"
 #include "eagle/optimizers.hpp"
+#include "eagle/random_seed.hpp"
 #include "eagle/scope.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"

@@ -13,3 +13,4 @@
 #include "eagle/keras/models.hpp"
 #include "eagle/keras/normalization.hpp"
 #include "eagle/keras/progbar.hpp"
+#include "eagle/keras/utils.hpp"

@@ -15,6 +15,7 @@
 
 #include "data/host_tensor.hpp"
 #include "eagle/errors.hpp"
+#include "eagle/random_seed.hpp"
 #include "eagle/scope.hpp"
 
 namespace eagle::data {
@@ -514,9 +515,8 @@ Dataset Dataset::from_tensor_slices(const std::vector<Tensor>& components) {
 Dataset Dataset::shuffle(std::int64_t buffer_size, std::optional<std::uint64_t> seed,
                          bool reshuffle_each_iteration) const {
   if (buffer_size <= 0) throw InvalidArgumentError("buffer_size must be greater than zero.");
-  const std::uint64_t s =
-      seed ? *seed : (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
-  return Dataset(std::make_shared<ShuffleNode>(node_, buffer_size, s, reshuffle_each_iteration));
+  return Dataset(std::make_shared<ShuffleNode>(node_, buffer_size, random::get_seed(seed),
+                                               reshuffle_each_iteration));
 }
 
 Dataset Dataset::batch(std::int64_t batch_size, bool drop_remainder) const {

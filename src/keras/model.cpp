@@ -14,6 +14,7 @@
 #include "eagle/keras/models.hpp"
 #include "eagle/keras/progbar.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/random_seed.hpp"
 #include "keras/chief_output.hpp"
 #include "keras/distributed_step.hpp"
 
@@ -327,7 +328,7 @@ callbacks::History Model::fit(const Tensor& x_all, const Tensor& y_all, FitOptio
 
   const std::int64_t n = num_samples(x);
   const std::int64_t steps = steps_for(n, options.batch_size);
-  std::mt19937_64 rng(options.seed ? *options.seed : std::random_device{}());
+  std::mt19937_64 rng(random::get_seed(options.seed));
   std::set<std::string> stateful{"loss"};
   for (const MetricArg& m : metric_args_)
     stateful.insert(m.metric() ? m.metric()->name() : m.name());

@@ -1,16 +1,15 @@
 // constant, zeros/ones/fill, range, random_uniform/normal, identity, cast.
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "eagle/ops.hpp"
+#include "eagle/random_seed.hpp"
 #include "ops/attrs.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/context.hpp"
@@ -56,13 +55,6 @@ std::vector<unsigned char> encode(const From* values, std::size_t count, DType d
     return 0;
   });
   return bytes;
-}
-
-std::uint64_t fresh_seed() {
-  static const std::uint64_t base =
-      std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
-  static std::atomic<std::uint64_t> counter{0};
-  return base ^ (counter.fetch_add(1) * 0x9E3779B97F4A7C15ull);
 }
 
 }  // namespace
@@ -176,19 +168,19 @@ Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dt
                                      minval, maxval, dtype_name(dtype)));
     }
   }
-  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), minval, maxval}};
+  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), minval, maxval}};
   return runtime::execute1(OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor random_normal(const Shape& shape, double mean, double stddev, DType dtype,
                      std::optional<std::uint64_t> seed) {
-  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), mean, stddev}};
+  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), mean, stddev}};
   return runtime::execute1(OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype,
                         std::optional<std::uint64_t> seed) {
-  const ops::OpAttrs attrs{ops::RandomAttrs{seed ? *seed : fresh_seed(), mean, stddev}};
+  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), mean, stddev}};
   return runtime::execute1(OpId::kTruncatedNormal, dtype, nullptr, 0, shape, dtype, attrs);
 }
 

@@ -42,8 +42,9 @@ class Dataset {
   // tf.data's shuffle: a buffer of buffer_size elements, each output drawn uniformly from it and
   // replaced by the next input element. With a seed the orders are deterministic: iteration k
   // (the k-th begin() on this dataset, or the k-th epoch under repeat) uses the k-th order when
-  // reshuffle_each_iteration, else always the first. Without a seed they come from
-  // std::random_device. Not TensorFlow's random stream: the same seed gives other orders there.
+  // reshuffle_each_iteration, else always the first. The seed is the one eagle::random::get_seed
+  // gives (Note [Global and op seeds]): without either seed the orders differ in every run. Not
+  // TensorFlow's random stream: the same seed gives other orders there.
   Dataset shuffle(std::int64_t buffer_size, std::optional<std::uint64_t> seed = std::nullopt,
                   bool reshuffle_each_iteration = true) const;
   // Stacks batch_size consecutive elements along a new first axis; the last, smaller batch is

@@ -77,6 +77,8 @@ struct FitOptions {
   std::vector<std::shared_ptr<callbacks::Callback>> callbacks;
   int initial_epoch = 0;
   // eagle: a seed for the shuffling, so a run repeats (Keras draws from NumPy's global state).
+  // Without one, the shuffling draws by Note [Global and op seeds]: repeatable after
+  // eagle::keras::utils::set_random_seed.
   std::optional<std::uint64_t> seed;
 };
 

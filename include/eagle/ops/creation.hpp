@@ -46,7 +46,8 @@ Tensor range(double start, double limit, double delta = 1, DType dtype = DType::
 Tensor range(int limit);
 Tensor range(int start, int limit, int delta = 1);
 // Counter-based (Philox4x32-10): one seed gives the same values on every device and thread
-// count. Without a seed each call draws a fresh one.
+// count. The seed an op draws with follows Note [Global and op seeds] (eagle/random_seed.hpp):
+// without an op seed or a global one, each call draws a fresh one.
 Tensor random_uniform(const Shape& shape, double minval = 0, double maxval = 1,
                       DType dtype = DType::kFloat32, std::optional<std::uint64_t> seed = {});
 Tensor random_normal(const Shape& shape, double mean = 0, double stddev = 1,
