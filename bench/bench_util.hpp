@@ -156,6 +156,19 @@ Stats measure(F&& f, int warmup, int reps) {
   return summarize(std::move(us));
 }
 
+// Note [OpenBLAS's spinning threads]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// After a threaded call, OpenBLAS's (pthreads) workers spin for 2^OPENBLAS_THREAD_TIMEOUT TSC
+// ticks (2^28 by default: about 0.1 s) before they sleep, on the cores that oneDNN's OpenMP
+// team then needs. Timed interleaved with cblas_sgemm, eagle's float32 products (oneDNN's
+// sgemm) ran at half speed whenever a repetition began inside that window: the matmul 1024 row
+// was bimodal, 8.5 or 4.6 ms (2026-11-26; with OPENBLAS_THREAD_TIMEOUT=4 every repetition took
+// 4.4-4.6 ms). So the GEMM benchmarks time OpenBLAS in a phase of its own after the oneDNN ones,
+// and let its threads fall asleep (let_openblas_threads_sleep) before the next oneDNN phase.
+inline void let_openblas_threads_sleep() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // 2^28 ticks of a TSC >= 0.9 GHz
+}
+
 // Side-by-side implementations: each repetition runs every one once, in turn, so slow drift
 // on a shared machine (other processes, frequency) hits all of them alike.
 inline std::vector<Stats> measure_interleaved(const std::vector<std::function<void()>>& fns,

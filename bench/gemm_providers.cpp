@@ -1,6 +1,7 @@
 // GEMM providers on this CPU (issue 17): OpenBLAS's cblas_sgemm, oneDNN's dnnl_sgemm and a cached
 // oneDNN matmul primitive, and eagle::matmul (whichever provider EAGLE_MATMUL_PROVIDER picks), on
-// the same inputs in one process, timed interleaved, on 1 and 2 threads (--threads N: only N).
+// the same inputs in one process, each timed in a phase of its own (Note [OpenBLAS's spinning
+// threads] in bench_util.hpp), on 1 and 2 threads (--threads N: only N).
 //
 // Shapes: the MLP of bench/mlp_step.cpp (784-256-256-10) at batch 1, 32 and 512, each layer's
 // forward product X W and its two backward products dY W^T (A B^T) and X^T dY (A^T B), then
@@ -145,17 +146,26 @@ int main(int argc, char** argv) {
           }
         };
       };
-      const auto stats =
-          bench::measure_interleaved({repeat(blas), repeat(sgemm), repeat(matmul), repeat([&] {
-                                        const eagle::Tensor c = eagle::matmul(ta, tb, g.ta, g.tb);
-                                        bench::do_not_optimize(&c);
-                                      })},
-                                     warmup, reps);
+      // Each provider in a phase of its own, the OpenBLAS ones followed by a pause (Note
+      // [OpenBLAS's spinning threads]): oneDNN first, OpenBLAS's cblas_sgemm last.
+      const bool eagle_on_openblas =
+          provider_env != nullptr && std::string(provider_env) == "openblas";
+      std::vector<bench::Stats> stats(4);
+      stats[1] = bench::measure(repeat(sgemm), warmup, reps);
+      stats[2] = bench::measure(repeat(matmul), warmup, reps);
+      stats[3] = bench::measure(repeat([&] {
+                                  const eagle::Tensor c = eagle::matmul(ta, tb, g.ta, g.tb);
+                                  bench::do_not_optimize(&c);
+                                }),
+                                warmup, reps);
+      if (eagle_on_openblas) bench::let_openblas_threads_sleep();
+      stats[0] = bench::measure(repeat(blas), warmup, reps);
 
       blas();
       sgemm();
       matmul();
       const std::vector<float> c_eagle = eagle::matmul(ta, tb, g.ta, g.tb).to_vector<float>();
+      bench::let_openblas_threads_sleep();
       const char* names[] = {"openblas", "dnnl_sgemm", "dnnl_matmul", "eagle"};
       const std::vector<float>* results[] = {&c_blas, &c_sgemm, &c_matmul, &c_eagle};
       for (int i = 0; i < 4; ++i) {
