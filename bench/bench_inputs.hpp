@@ -20,6 +20,8 @@
 
 #include <fmt/format.h>
 
+#include "eagle/ops.hpp"
+
 namespace bench {
 
 inline float shared_input(std::uint64_t index, std::uint32_t seed, double lo, double hi) {
@@ -38,6 +40,11 @@ inline std::vector<float> shared_inputs(std::int64_t n, std::uint32_t seed, doub
     v[static_cast<std::size_t>(i)] = shared_input(static_cast<std::uint64_t>(i), seed, lo, hi);
   }
   return v;
+}
+
+// The shared inputs in [-1, 1) as an eagle tensor of `shape` (on the current device).
+inline eagle::Tensor shared_tensor(const eagle::Shape& shape, std::uint32_t seed) {
+  return eagle::constant(shared_inputs(shape.num_elements(), seed, -1.0, 1.0), shape);
 }
 
 inline std::vector<std::int64_t> sample_indices(std::int64_t n) {

@@ -28,10 +28,6 @@ struct Case {
   std::int64_t n, h, w, c, k, o;
 };
 
-eagle::Tensor shared_tensor(const eagle::Shape& shape, std::uint32_t seed) {
-  return eagle::constant(bench::shared_inputs(shape.num_elements(), seed, -1.0, 1.0), shape);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,9 +49,9 @@ int main(int argc, char** argv) {
     const bool resnet = label.rfind("resnet", 0) == 0;
     const int reps = opt.reps_or(resnet ? 10 : 30, resnet ? 3 : 5);
     const int warmup = opt.warmup_or(1, 1);
-    const eagle::Tensor x = shared_tensor({c.n, c.h, c.w, c.c}, 1);
-    const eagle::Tensor f = shared_tensor({c.k, c.k, c.c, c.o}, 2);
-    const eagle::Tensor dy = shared_tensor({c.n, c.h - c.k + 1, c.w - c.k + 1, c.o}, 3);
+    const eagle::Tensor x = bench::shared_tensor({c.n, c.h, c.w, c.c}, 1);
+    const eagle::Tensor f = bench::shared_tensor({c.k, c.k, c.c, c.o}, 2);
+    const eagle::Tensor dy = bench::shared_tensor({c.n, c.h - c.k + 1, c.w - c.k + 1, c.o}, 3);
     const std::pair<const char*, std::function<eagle::Tensor()>> ops[] = {
         {"Conv2D", [&] { return eagle::nn::conv2d(x, f); }},
         {"Conv2DBackpropInput", [&] { return eagle::nn::conv2d_backprop_input(x.shape(), f, dy); }},

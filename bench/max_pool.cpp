@@ -20,15 +20,7 @@
 #include "bench_util.hpp"
 #include "eagle/eagle.hpp"
 
-namespace {
-
 using std::int64_t;
-
-eagle::Tensor shared_tensor(const eagle::Shape& shape, std::uint32_t seed) {
-  return eagle::constant(bench::shared_inputs(shape.num_elements(), seed, -1.0, 1.0), shape);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse_args(argc, argv);
@@ -42,15 +34,15 @@ int main(int argc, char** argv) {
   // (the last row and column in no window).
   const Case cases[] = {{"128x26x26x32", {128, 26, 26, 32}}, {"128x11x11x64", {128, 11, 11, 64}}};
   // Larger than the last-level cache of the machines this runs on, read to evict the inputs.
-  const eagle::Tensor evictor = shared_tensor(eagle::Shape{64, 1024, 1024}, 5);
+  const eagle::Tensor evictor = bench::shared_tensor(eagle::Shape{64, 1024, 1024}, 5);
   bench::Reporter rep;
   for (const Case& c : cases) {
     if (!opt.filter.empty() && std::string(c.label).find(opt.filter) == std::string::npos) {
       continue;
     }
-    const eagle::Tensor x = eagle::relu(shared_tensor(c.x, 1));
+    const eagle::Tensor x = eagle::relu(bench::shared_tensor(c.x, 1));
     const eagle::Tensor pooled = eagle::nn::max_pool2d(x);
-    const eagle::Tensor grad = shared_tensor(pooled.shape(), 3);
+    const eagle::Tensor grad = bench::shared_tensor(pooled.shape(), 3);
     for (const bool cold : {false, true}) {
       const auto evict = [&] {
         if (cold) bench::do_not_optimize(eagle::reduce_sum(evictor));
