@@ -4,8 +4,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -215,4 +217,86 @@ TEST_CASE("many threads share the pool while its size changes") {
   stop = true;
   resizer.join();
   CHECK(wrong.load() == 0);
+}
+
+// Note [Spinning before sleeping]
+
+namespace {
+// Restores the spin that EAGLE_INTRA_OP_SPIN_US (or the default) gives when a test ends.
+struct DefaultSpinAfter {
+  ~DefaultSpinAfter() { eagle::cpu::set_intra_op_spin_microseconds(-1); }
+};
+}  // namespace
+
+TEST_CASE("EAGLE_INTRA_OP_SPIN_US takes whole microseconds from 0 to a second") {
+  using eagle::cpu::detail::parse_intra_op_spin;
+  CHECK(parse_intra_op_spin("0") == 0);
+  CHECK(parse_intra_op_spin("300") == 300);
+  CHECK(parse_intra_op_spin("0050") == 50);
+  CHECK(parse_intra_op_spin("1000000") == 1000000);
+  for (const char* bad : {"", "-1", "+5", "abc", "300us", "3.5", " 300", "1000001", "99999999"}) {
+    CHECK_THROWS_MATCHES(
+        parse_intra_op_spin(bad), eagle::InvalidArgumentError,
+        Catch::Message(std::string("Invalid EAGLE_INTRA_OP_SPIN_US='") + bad +
+                       "': expected whole microseconds from 0 (sleep at once) to 1000000"));
+  }
+}
+
+TEST_CASE("the spin defaults to 300 us and a set value overrides the environment") {
+  DefaultSpinAfter restore;
+  const char* env = std::getenv("EAGLE_INTRA_OP_SPIN_US");
+  const std::int64_t from_env = env == nullptr || *env == '\0'
+                                    ? eagle::cpu::kDefaultIntraOpSpinMicroseconds
+                                    : eagle::cpu::detail::parse_intra_op_spin(env);
+  CHECK(eagle::cpu::kDefaultIntraOpSpinMicroseconds == 300);
+  CHECK(eagle::cpu::intra_op_spin_microseconds() == from_env);
+  eagle::cpu::set_intra_op_spin_microseconds(0);
+  CHECK(eagle::cpu::intra_op_spin_microseconds() == 0);
+  eagle::cpu::set_intra_op_spin_microseconds(12345);
+  CHECK(eagle::cpu::intra_op_spin_microseconds() == 12345);
+  eagle::cpu::set_intra_op_spin_microseconds(-1);
+  CHECK(eagle::cpu::intra_op_spin_microseconds() == from_env);
+}
+
+TEST_CASE("polling and sleeping workers give the same bits and resized pools stop polling") {
+  DefaultThreadsAfter restore_threads;
+  DefaultSpinAfter restore_spin;
+  constexpr std::int64_t kN = (std::int64_t{1} << 21) + 333;  // 3 chunks of an add
+  const std::vector<float> hx = pseudo_random(kN, 9);
+  const Tensor x = eagle::constant(hx);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < hx.size(); ++i) want[i] = hx[i] * hx[i] + hx[i];
+  // A second of polling: workers are still polling when the next op comes, and when the pool
+  // is replaced (its destructor must stop them, or the join waits for the second to pass).
+  for (const std::int64_t spin : {std::int64_t{0}, std::int64_t{1000000}, std::int64_t{300}}) {
+    eagle::cpu::set_intra_op_spin_microseconds(spin);
+    for (const int threads : {2, 3, 2}) {
+      threading::set_intra_op_parallelism_threads(threads);
+      for (int i = 0; i < 5; ++i) {
+        INFO("spin " << spin << " us, " << threads << " threads, op " << i);
+        CHECK(bitwise_equal((x * x + x).to_vector<float>(), want));
+      }
+    }
+  }
+}
+
+// Run by the ctest entry "intra_op_threads_test with a bad EAGLE_INTRA_OP_SPIN_US", which sets it.
+TEST_CASE("a bad EAGLE_INTRA_OP_SPIN_US is an InvalidArgumentError from each parallel op",
+          "[.bad_spin_env]") {
+  const char* env = std::getenv("EAGLE_INTRA_OP_SPIN_US");
+  REQUIRE(env != nullptr);
+  REQUIRE(std::string(env) == "5ms");
+  const std::string message =
+      "Invalid EAGLE_INTRA_OP_SPIN_US='5ms': expected whole microseconds from 0 (sleep at once) "
+      "to 1000000";
+  DefaultThreadsAfter restore;
+  threading::set_intra_op_parallelism_threads(2);
+  const Tensor big = eagle::ones({std::int64_t{1} << 21});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CHECK_THROWS_MATCHES(big + big, eagle::InvalidArgumentError, Catch::Message(message));
+  }
+  // Ops too small to split never reach the pool, and the tensor is intact.
+  const Tensor small = eagle::ones({16});
+  CHECK((small + small).to_vector<float>() == std::vector<float>(16, 2.0f));
+  CHECK(eagle::reduce_sum(big).item<float>() == static_cast<float>(std::int64_t{1} << 21));
 }

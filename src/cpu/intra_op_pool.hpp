@@ -17,10 +17,29 @@
 //    worker (nested parallel_for) runs inline.
 //  - set_intra_op_parallelism_threads (eagle::config::threading) swaps in a new pool; ops in
 //    flight finish on the old one. BLAS (matmul) keeps its own threads (OPENBLAS_NUM_THREADS).
+//  - Idle threads spin briefly before they sleep (Note [Spinning before sleeping]).
+//
+// Note [Spinning before sleeping]: waking a thread that sleeps on a futex costs tens of
+// microseconds once its core has gone idle (about 50 us on the 2-core dev VM), and a training
+// step runs a parallel op every few hundred microseconds. So a worker that has finished its work
+// polls the queue for up to intra_op_spin_microseconds() (default 300 us, env
+// EAGLE_INTRA_OP_SPIN_US; 0 sleeps at once) before it sleeps, as libgomp's and Eigen's pools do.
+// The seed CNN's step on the dev VM, medians of 8 interleaved rounds: batch 32 3.31-3.38 ->
+// 2.94-3.02 ms, batch 128 1-3% faster; with one of the 2 cores held by another process, up to
+// 5% slower (a poller holding a core pushes the threads that have work onto the other one).
+//  - It polls with sched_yield, not a pause loop, and stops once a yield has let another
+//    thread run: pause loops of 1 ms (in the caller too) made batch 128 70% slower under load.
+//  - The caller never polls for a worker's last chunk: it sleeps, so that its core goes idle
+//    and the kernel can move a worker that shares a busy core onto it.
+//  - Not OpenMP, though one libgomp team for eagle's ops and oneDNN's would be one pool: a
+//    parallel region ends at a barrier that waits for every thread of the team, so a worker off
+//    its core delays the op even when the caller has run every chunk (Note [Batch blocks]); the
+//    batch-32 step with one core held by another process went from 3.2 to 5.9 ms on OpenMP.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace eagle::cpu {
@@ -36,7 +55,19 @@ void set_intra_op_threads(int threads);
 // The configured count; 0 when it is the default.
 int configured_intra_op_threads();
 
+// How long an idle pool thread polls for work before it sleeps (Note [Spinning before sleeping]):
+// EAGLE_INTRA_OP_SPIN_US when set (read once; a bad value makes this, and so every op that
+// splits its work, throw InvalidArgumentError), else kDefaultIntraOpSpinMicroseconds. 0 sleeps
+// at once.
+inline constexpr std::int64_t kDefaultIntraOpSpinMicroseconds = 300;
+std::int64_t intra_op_spin_microseconds();
+// Overrides the environment for this process (tests, benchmarks); negative restores it.
+void set_intra_op_spin_microseconds(std::int64_t microseconds);
+
 namespace detail {
+// Parses EAGLE_INTRA_OP_SPIN_US: a whole number of microseconds in [0, 1000000].
+std::int64_t parse_intra_op_spin(const std::string& value);
+
 // Calls run(context, c) for every chunk c in [0, chunks), on the pool and the calling thread;
 // returns when all have finished, rethrowing the first exception one of them threw.
 void run_chunks(std::int64_t chunks, void (*run)(void*, std::int64_t), void* context);
