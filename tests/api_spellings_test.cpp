@@ -286,6 +286,21 @@ TEST_CASE("dtype constants in libtorch's and TensorFlow's spellings", "[api]") {
                         {eagle::float16(1.f)});
 }
 
+TEST_CASE("gradient options in the contract's spelling", "[api]") {
+  const eagle::Tensor x = eagle::constant({1.0f, 2.0f});
+  const eagle::Tensor unused = eagle::constant({5.0f, 6.0f, 7.0f});
+  eagle::GradientTape tape({true});
+  tape.watch(x);
+  tape.watch(unused);
+  const eagle::Tensor y = eagle::reduce_sum(x * x);
+  tape.stop();
+  const auto zero = tape.gradient(y, {x, unused}, {{}, eagle::Unconnected::kZero});
+  CHECK(zero[0]->to_vector<float>() == std::vector<float>{2, 4});
+  CHECK(zero[1]->to_vector<float>() == std::vector<float>{0, 0, 0});
+  const auto none = tape.gradient(y, {unused}, {.unconnected = eagle::UnconnectedGradients::kNone});
+  CHECK_FALSE(none[0].has_value());
+}
+
 TEST_CASE("reductions: {} is every axis, std::vector<int>{} none", "[api]") {
   const Tensor x = eagle::constant({{1, 2}, {3, 4}});
   check<int>(eagle::reduce_sum(x), eagle::kInt32, {}, {10});

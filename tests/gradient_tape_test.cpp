@@ -204,6 +204,22 @@ TEST_CASE("watching an integer tensor warns, TensorFlow's text") {
         "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32");
 }
 
+TEST_CASE("the integer-watch warning is printed at most 5 times per process") {
+  eagle_test::CapturedLog log(false);
+  GradientTape tape;
+  for (int i = 0; i < 7; ++i) tape.watch(eagle::constant({i, i + 1}));
+  const auto lines = log.take();
+  // 5 under ctest (one process per test case); fewer when an earlier case in this process warned.
+  CHECK_FALSE(lines.empty());
+  CHECK(lines.size() <= 5);
+  for (const auto& line : lines) {
+    CHECK(line ==
+          "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32");
+  }
+  tape.watch(eagle::constant({1, 2}));
+  CHECK(log.take().empty());
+}
+
 TEST_CASE("each backward op runs on its forward op's device, under TensorFlow's grad op name") {
   const Tensor x = eagle::constant({-1.0f, 2.0f});
   GradientTape tape;

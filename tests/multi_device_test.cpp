@@ -140,7 +140,34 @@ TEST_CASE("device policy explicit: refuses implicit copies, identity is the expl
   CHECK(e.to_vector<float>()[0] == Approx(2.718281828f));
   // The failed call left nothing behind on the GPU: two 256-byte chunks (identity, exp).
   CHECK(eagle::config::get_memory_info("GPU:0").current == 2 * 256);
+  // identity's copy stays cached on `a` (a mirror), and still `a` may not be used on the GPU.
+  CHECK_THROWS_MATCHES(
+      eagle::exp(a), eagle::InvalidArgumentError,
+      Catch::Message("Tensors on conflicting devices: cannot compute Exp as input #0 was expected "
+                     "to be on " +
+                     full("GPU:0") + " but is actually on " + full("CPU:0") +
+                     " (operation running on " + full("GPU:0") + ")"));
   eagle::config::set_device_policy(eagle::DevicePolicy::kSilent);
+}
+
+TEST_CASE(
+    "device policy explicit: a mirror from an earlier silent copy does not let an op through") {
+  EAGLE_FRESH_RUNTIME("1");
+  const auto a = eagle::constant({1.0f, 2.0f});
+  const auto b = eagle::constant({3.0f, 4.0f});
+  CHECK((a + b).device() == full("GPU:0"));  // silent: a and b are copied once and cached
+  eagle::config::set_device_policy(eagle::DevicePolicy::kExplicit);
+  CHECK_THROWS_MATCHES(
+      a * b, eagle::InvalidArgumentError,
+      Catch::Message("Tensors on conflicting devices: cannot compute Mul as input #0 was expected "
+                     "to be on " +
+                     full("GPU:0") + " but is actually on " + full("CPU:0") +
+                     " (operation running on " + full("GPU:0") + ")"));
+  // Under CPU:0 no input moves, so the same tensors are accepted.
+  const auto c = eagle::with_device("/CPU:0", [&] { return a * b; });
+  CHECK(c.to_vector<float>() == std::vector<float>{3, 8});
+  eagle::config::set_device_policy(eagle::DevicePolicy::kSilent);
+  CHECK((a * b).to_vector<float>() == std::vector<float>{3, 8});
 }
 
 TEST_CASE("towers on 4 GPUs summed on the CPU (seed 002, section 6)") {

@@ -26,6 +26,8 @@ struct GradientTapeOptions {
 // What gradient() gives a source no recorded op connects to a target: nothing (std::nullopt,
 // the default, as TensorFlow: "to safeguard against errors") or zeros of its shape.
 enum class UnconnectedGradients { kNone, kZero };
+// The short spelling (SEMANTICS §9): `.unconnected = Unconnected::kZero`.
+using Unconnected = UnconnectedGradients;
 
 struct GradientOptions {
   // The gradient flowing into each target (ones when empty): one per target, of its shape.

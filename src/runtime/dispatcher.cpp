@@ -25,9 +25,10 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local OpListener* t_listener = nullptr;
 
 // An input on another device, brought to `device` under the current policy (SEMANTICS §3.5).
+// `explicit` refuses before any mirror is looked at, as TensorFlow checks the policy before its
+// copy: a mirror left by identity or by an earlier silent copy must not let the op through.
 Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
   const TensorImpl& impl = *impl_of(input);
-  if (auto mirror = impl.find_mirror(device)) return wrap(std::move(mirror));
   const DevicePolicy policy = g_device_policy.load(std::memory_order_relaxed);
   if (policy == DevicePolicy::kExplicit && op != OpId::kIdentity) {
     throw InvalidArgumentError(fmt::format(
@@ -35,6 +36,7 @@ Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
         "but is actually on {} (operation running on {})",
         op_name(op), index, device.name(), impl.device().name(), device.name()));
   }
+  if (auto mirror = impl.find_mirror(device)) return wrap(std::move(mirror));  // no new copy
   if (policy == DevicePolicy::kWarn && op != OpId::kIdentity) {
     emit_log(debugging::LogLevel::kWarning,
              fmt::format("Copying input #{} of {} from {} to {}", index, op_name(op),
