@@ -16,8 +16,6 @@
 // --log-device-placement logs the first step's ops: each tower's on its GPU, the averaging
 // (AddN, RealDiv) and the update (ResourceApplyGradientDescent) on the CPU.
 // The exit status is 1 when the loss of the last steps is not below the first steps'.
-// On a machine with few cores run it with OMP_WAIT_POLICY=PASSIVE (docs/guide.md, "Convolution"):
-// oneDNN's spinning OpenMP threads otherwise starve eagle's.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -21,7 +21,6 @@
 // --csv writes every update (mode, devices, update, step, seconds, loss, staleness) for
 // scripts/plot_sync_vs_async.py, which draws docs/sync_vs_async.png.
 // The exit status is 1 when the loss of the last steps is not below the first steps' in a run.
-// On a machine with few cores run it with OMP_WAIT_POLICY=PASSIVE (docs/guide.md, "Convolution").
 #include <algorithm>
 #include <chrono>
 #include <cmath>

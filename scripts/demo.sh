@@ -19,10 +19,10 @@ build/default/samples/linear_regression
 printf '\n==== Training: an MLP on two spirals with Adam ====\n'
 build/default/samples/custom_training_loop
 printf '\n==== Towers (seed 002): one per GPU, gradients averaged on the CPU ====\n'
-EAGLE_SIMULATED_GPUS=2 OMP_WAIT_POLICY=PASSIVE build/default/samples/multi_gpu_towers_training \
+EAGLE_SIMULATED_GPUS=2 build/default/samples/multi_gpu_towers_training \
   --steps 100 --log-frequency 10
 printf '\n==== Seed 000 §9.2: synchronous (MirroredStrategy) vs asynchronous training ====\n'
-OMP_WAIT_POLICY=PASSIVE build/default/samples/sync_vs_async --steps 200 --log-frequency 25
+build/default/samples/sync_vs_async --steps 200 --log-frequency 25
 printf '\n==== Keras: an MLP with Sequential, compile and fit ====\n'
 build/default/samples/keras_mlp
 printf '\n==== Keras: seed 003 CNN on Fashion-MNIST, 5 epochs (a few minutes on 2 cores) ====\n'
