@@ -31,9 +31,8 @@ done
 mkdir -p "$(dirname "$out")"
 : > "$out"
 
-# oneDNN's OpenMP workers spin between parallel regions by default and starve eagle's own threads
-# on a small machine (docs/performance.md, "Training step"): wait passively unless told otherwise.
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+# OMP_WAIT_POLICY (libgomp, under eagle's oneDNN) is left as the environment has it: the default
+# is as fast as PASSIVE for training since 2026-11-26 (docs/guide.md, "Convolution").
 
 echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "# OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}; JSON lines -> $out"

@@ -62,11 +62,11 @@ done
 
 export OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" MKL_NUM_THREADS="$threads"
 export TF_CPP_MIN_LOG_LEVEL=3 JAX_PLATFORMS=cpu
-# eagle's oneDNN (Debian's libdnnl) runs on OpenMP (libgomp), whose idle workers spin by default:
-# beside eagle's own intra-op pool and OpenBLAS's threads on 2 cores that made some CNN steps
-# 100x slower (1.1 s instead of 6 ms). Passive waiting is what Intel advises for oneDNN builds of
-# TensorFlow too (KMP_BLOCKTIME); the peers use no OpenMP, so the setting is eagle's alone.
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+# eagle's oneDNN (Debian's libdnnl) and PyTorch run on OpenMP (libgomp). Its wait policy is left
+# as the environment has it: on 2 cores its default spinning once made some CNN steps 100x
+# slower beside eagle's own pool (1.1 s instead of 6 ms), so these scripts set PASSIVE until
+# 2026-11-26, when the batch blocks and the polling intra-op pool had made the default as fast
+# (docs/guide.md, "Convolution"). OMP_WAIT_POLICY=PASSIVE in the environment gives the old runs.
 unset EAGLE_SIMULATED_GPUS
 pin=(taskset -c "0-$((threads - 1))")
 peers="$repo/bench/training_peers.py"
@@ -88,7 +88,7 @@ programs=(
 )
 
 echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "# threads $threads, pinned: ${pin[*]}; OMP_WAIT_POLICY=$OMP_WAIT_POLICY; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}; $rounds rounds; JSON lines -> $out"
+echo "# threads $threads, pinned: ${pin[*]}; OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}; OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}; $rounds rounds; JSON lines -> $out"
 status=0
 n=${#programs[@]}
 for ((round = 1; round <= rounds; ++round)); do
