@@ -17,6 +17,13 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 std::string full(const char* device) {
   return std::string("/job:localhost/replica:0/task:0/device:") + device;
 }
+
+// The explicit policy's refusal (SEMANTICS §3.5) of input #0, on CPU:0, for an op on GPU:0.
+std::string conflicting_devices(const char* op) {
+  return std::string("Tensors on conflicting devices: cannot compute ") + op +
+         " as input #0 was expected to be on " + full("GPU:0") + " but is actually on " +
+         full("CPU:0") + " (operation running on " + full("GPU:0") + ")";
+}
 std::string executing(const char* op, const char* device) {
   return std::string("Executing op ") + op + " in device " + full(device);
 }
@@ -127,12 +134,8 @@ TEST_CASE("device policy explicit: refuses implicit copies, identity is the expl
   EAGLE_FRESH_RUNTIME("1");
   eagle::config::set_device_policy(eagle::DevicePolicy::kExplicit);
   const auto a = eagle::constant({1.0f, 2.0f});
-  CHECK_THROWS_MATCHES(
-      eagle::exp(a), eagle::InvalidArgumentError,
-      Catch::Message("Tensors on conflicting devices: cannot compute Exp as input #0 was expected "
-                     "to be on " +
-                     full("GPU:0") + " but is actually on " + full("CPU:0") +
-                     " (operation running on " + full("GPU:0") + ")"));
+  CHECK_THROWS_MATCHES(eagle::exp(a), eagle::InvalidArgumentError,
+                       Catch::Message(conflicting_devices("Exp")));
   const auto on_gpu = eagle::with_device("/GPU:0", [&] { return eagle::identity(a); });
   CHECK(on_gpu.device() == full("GPU:0"));
   const auto e = eagle::exp(on_gpu);
@@ -141,12 +144,8 @@ TEST_CASE("device policy explicit: refuses implicit copies, identity is the expl
   // The failed call left nothing behind on the GPU: two 256-byte chunks (identity, exp).
   CHECK(eagle::config::get_memory_info("GPU:0").current == 2 * 256);
   // identity's copy stays cached on `a` (a mirror), and still `a` may not be used on the GPU.
-  CHECK_THROWS_MATCHES(
-      eagle::exp(a), eagle::InvalidArgumentError,
-      Catch::Message("Tensors on conflicting devices: cannot compute Exp as input #0 was expected "
-                     "to be on " +
-                     full("GPU:0") + " but is actually on " + full("CPU:0") +
-                     " (operation running on " + full("GPU:0") + ")"));
+  CHECK_THROWS_MATCHES(eagle::exp(a), eagle::InvalidArgumentError,
+                       Catch::Message(conflicting_devices("Exp")));
   eagle::config::set_device_policy(eagle::DevicePolicy::kSilent);
 }
 
@@ -157,12 +156,8 @@ TEST_CASE(
   const auto b = eagle::constant({3.0f, 4.0f});
   CHECK((a + b).device() == full("GPU:0"));  // silent: a and b are copied once and cached
   eagle::config::set_device_policy(eagle::DevicePolicy::kExplicit);
-  CHECK_THROWS_MATCHES(
-      a * b, eagle::InvalidArgumentError,
-      Catch::Message("Tensors on conflicting devices: cannot compute Mul as input #0 was expected "
-                     "to be on " +
-                     full("GPU:0") + " but is actually on " + full("CPU:0") +
-                     " (operation running on " + full("GPU:0") + ")"));
+  CHECK_THROWS_MATCHES(a * b, eagle::InvalidArgumentError,
+                       Catch::Message(conflicting_devices("Mul")));
   // Under CPU:0 no input moves, so the same tensors are accepted.
   const auto c = eagle::with_device("/CPU:0", [&] { return a * b; });
   CHECK(c.to_vector<float>() == std::vector<float>{3, 8});
