@@ -5,19 +5,25 @@
 #
 #   scripts/gpu_check.sh [--quick] [--gpu-only] [--skip-sanitizer] [--skip-bench] [--skip-ctest]
 #                        [--skip-training] [--skip-build] [--ctest-jobs N] [--time-limit S]
-#                        [--cuda-arch A] [--build-dir DIR]
+#                        [--cuda-arch A] [--build-dir DIR] [--build-only] [--pack-build]
 #
 #   --quick           benchmarks in quick mode (10 reps, add at 2^26 instead of 2^28), tests and
 #                     sanitized entries time out after 180 s instead of 600, and a time limit of
 #                     570 s (under the 10 minutes a remote command gets)
 #   --skip-sanitizer  no compute-sanitizer runs
+#   --sanitizers L    which compute-sanitizer tools (default "memcheck racecheck")
 #   --skip-bench      no benchmarks
 #   --skip-ctest      no ctest runs (to split the work over two calls)
 #   --gpu-only        build only what the GPU steps run (the library, the gpu-labelled tests, the
 #                     samples, the GPU benchmarks) and skip the whole-suite ctest: the CPU tests
 #                     are CI's; this saves most of the build on a leased machine
 #   --skip-training   no training runs (the seed CNN on Fashion-MNIST on GPU:0, seed 003)
-#   --skip-build      reuse the build folder as it is (a second call on the same machine)
+#   --skip-build      reuse the build folder as it is, unconfigured (a second call on the same
+#                     machine, or a build carried as .gpu-build.tar.gz)
+#   --build-only      configure and build, nothing more (with --cuda-arch, on a machine with nvcc
+#                     and no GPU)
+#   --pack-build      after building, write .gpu-build.tar.gz: the build folder without its object
+#                     files, for a GPU machine to run as it is (Note [A carried build] below)
 #   --profile         also time each kernel of the seed CNN's step at batch 128 under Nsight
 #                     Compute (scripts/gpu_kernel_times.py): which kernels the step's time is
 #                     spent in
@@ -33,29 +39,40 @@
 #
 # Steps: (a) nvcc and the GPU (nvidia-smi; CMAKE_CUDA_ARCHITECTURES from its compute capability);
 # (b) dependencies: .deps/ (scripts/fetch_deps.sh; or its --pack archive .deps.tar.gz, unpacked
-# here, with Fashion-MNIST) when present, else the system's packages; cuDNN and NCCL from
-# NVIDIA's Python wheels where the toolkit lacks them; (c) configure and build build/gpu
-# (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON) with every core; (d) ctest, the whole suite, then the
-# entries labelled gpu, then the samples on the GPU; (g) the seed CNN trained on GPU:0 and seed
-# 003 on two virtual GPUs; (e) compute-sanitizer memcheck and racecheck over the gpu entries
-# (scripts/gpu_sanitize.py); (f) bench/bench_gpu_ops, bench_cnn_step --device /GPU:0 and
-# bench/cnn_step_torch.py, bench/gpu_peers.py --impl torch, --impl cupy, each its own process,
-# their JSON lines in one
-# file, one table (bench/gpu_table.py) and its picture (bench/gpu_plot.py); logs, results, table
-# and picture in $OUT when set (a summary, the JSON lines, the table, gpu_plot.png and
-# logs.tar.gz), else in build/gpu/report/.
+# here, with Fashion-MNIST) when present, else the system's packages, and a build carried as
+# .gpu-build.tar.gz (Note [A carried build]); cuDNN and NCCL from NVIDIA's Python wheels where the
+# toolkit lacks them; (c) configure and build build/gpu (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON)
+# with every core; (d) ctest, the whole suite, then the entries labelled gpu, then the samples on
+# the GPU; (g) the seed CNN trained on GPU:0 and seed 003 on two virtual GPUs; (f)
+# bench/bench_gpu_ops, bench_cnn_step --device /GPU:0 and bench/cnn_step_torch.py,
+# bench/gpu_peers.py --impl torch, --impl cupy, each its own process, their JSON lines in one file,
+# one table (bench/gpu_table.py) and its picture (bench/gpu_plot.py); (e) last, compute-sanitizer
+# memcheck and racecheck over the gpu entries (scripts/gpu_sanitize.py). Logs, results, table and
+# picture in $OUT when set (a summary, the JSON lines, the table, gpu_plot.png and logs.tar.gz),
+# else in build/gpu/report/.
+#
+# On a leased machine, with a build made beforehand elsewhere (Note [A carried build]):
+#
+#   here:  scripts/fetch_deps.sh --pack
+#          scripts/gpu_check.sh --gpu-only --build-only --pack-build --cuda-arch 90-real
+#   there: scripts/gpu_check.sh --quick --gpu-only --profile   (carrying .deps.tar.gz and
+#          .gpu-build.tar.gz)
 #
 # Every step runs even when an earlier one failed (a failed build skips what needs it). Prints a
 # summary of the steps; exits 1 when any step failed.
 set -uo pipefail
 
+all_args=("$@")
 quick=0
 skip_sanitizer=0
+sanitizers="memcheck racecheck"
 skip_bench=0
 skip_ctest=0
 gpu_only=0
 skip_training=0
 skip_build=0
+build_only=0
+pack_build=0
 profile=0
 ctest_jobs=""
 time_limit=""
@@ -65,6 +82,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --skip-sanitizer) skip_sanitizer=1; shift ;;
+    --sanitizers) sanitizers="$2"; shift 2 ;;
     --skip-bench) skip_bench=1; shift ;;
     --ctest-jobs) ctest_jobs="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
@@ -75,13 +93,49 @@ while [[ $# -gt 0 ]]; do
     --profile) profile=1; shift ;;
     --time-limit) time_limit="$2"; shift 2 ;;
     --cuda-arch) cuda_arch="$2"; shift 2 ;;
-    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
+    --build-only) build_only=1; shift ;;
+    --pack-build) pack_build=1; shift ;;
+    -h|--help) sed -n '2,62p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo" || exit 2
+
+# Note [A carried build]
+# A leased GPU machine's time is short, and building eagle there takes minutes of it. So the
+# build can be made on any machine with nvcc (--build-only --pack-build --cuda-arch 90-real, with
+# .deps/ from scripts/fetch_deps.sh, and without oneDNN, HDF5 and MPI, which .deps/ lacks) and
+# carried as .gpu-build.tar.gz. Its CMake and CTest files hold the absolute paths of the checkout
+# it was built in; where this checkout lies elsewhere, that path is made a link to this one and
+# the script runs again from there, so every path in the carried files resolves.
+carried_build="$repo/.gpu-build.tar.gz"
+if [[ -f "$carried_build" && $pack_build == 0 && $build_only == 0 ]]; then
+  cache="$repo/$build_dir/CMakeCache.txt"
+  if [[ -f "$cache" ]]; then
+    built_in="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")"
+  else
+    built_in="$(tar -xzOf "$carried_build" "$build_dir/CMakeCache.txt" 2>/dev/null |
+                sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p')"
+  fi
+  if [[ -n "$built_in" && "$built_in" != "$repo" ]]; then
+    if [[ ! -e "$built_in" ]]; then
+      echo "the carried build was made in $built_in: linking that to $repo"
+      mkdir -p "$(dirname "$built_in")" && ln -s "$repo" "$built_in"
+    fi
+    if [[ "$(cd "$built_in" 2>/dev/null && pwd -P)" == "$(pwd -P)" ]]; then
+      exec bash "$built_in/scripts/gpu_check.sh" "${all_args[@]}"
+    fi
+    echo "the carried build was made in $built_in, which is another folder here: not using it"
+  else
+    if [[ ! -f "$cache" ]]; then
+      echo "unpacking $carried_build"
+      tar -xzf "$carried_build" -C "$repo"
+    fi
+    skip_build=1
+  fi
+fi
 mkdir -p "$build_dir"
 build="$(cd "$build_dir" && pwd)"
 report="$build/report"
@@ -219,7 +273,8 @@ if command -v nvidia-smi >/dev/null 2>&1 &&
   ((ngpus > 1)) && gpu_desc="$gpu_desc (+$((ngpus - 1)) more)"
 else
   echo "nvidia-smi: no GPU found (${smi:-nvidia-smi not on PATH})"
-  status=FAIL
+  # --build-only needs none (with --cuda-arch).
+  [[ $build_only == 1 && -n "$cuda_arch" ]] || status=FAIL
   note="${note:+$note; }no GPU"
 fi
 if [[ -n "$cuda_arch" ]]; then
@@ -284,9 +339,17 @@ fi
 # cuDNN, NCCL and cuBLAS where an image has them only as NVIDIA's Python wheels (PyTorch's): their
 # lib/ folders go last on the library path (eagle dlopens them by soname), and the wheel's cuDNN
 # headers serve the build when the toolkit has none.
+# The toolkit's own library folders come first: a build made elsewhere (Note [A carried build])
+# looks for libcudart, and its dlopen fallbacks, where that machine's toolkit had them.
+cuda_home="$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")/.."
+for dir in "$cuda_home/lib64" "$cuda_home/lib"; do
+  [[ -n "$(compgen -G "$dir/libcudart.so*")" ]] &&
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(cd "$dir" && pwd)"
+done
 nvidia_py="$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)"
 if [[ -n "$nvidia_py" ]]; then
-  for pkg in cudnn nccl cublas; do
+  # cu13: the CUDA 13 wheels' shared folder (cuBLAS, the runtime); the rest one folder each.
+  for pkg in cudnn nccl cublas cu13 cuda_runtime; do
     if [[ -d "$nvidia_py/$pkg/lib" ]]; then
       export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$nvidia_py/$pkg/lib"
     fi
@@ -326,8 +389,16 @@ configured=0
 cmake_args+=(-G "$generator" -DCMAKE_BUILD_TYPE=Release -DEAGLE_CUDA=ON -DEAGLE_BENCH=ON
              -DEAGLE_TESTS=ON "-DCMAKE_CUDA_ARCHITECTURES=$archs")
 [[ -n "$nvcc" ]] && cmake_args+=("-DCMAKE_CUDA_COMPILER=$nvcc")
-echo "cmake -S . -B $build ${cmake_args[*]}"
-if cmake -S "$repo" -B "$build" "${cmake_args[@]}" >"$report/configure.log" 2>&1; then
+# A carried build runs without oneDNN, HDF5 and MPI: .deps/ has none of them (Note [A carried
+# build]).
+[[ $pack_build == 1 ]] && cmake_args+=(-DEAGLE_ONEDNN=OFF -DEAGLE_HDF5=OFF -DEAGLE_MPI=OFF)
+if [[ $skip_build == 1 && -f "$build/CMakeCache.txt" ]]; then
+  # Configuring again could only differ from the build it reuses (another CMake, another path).
+  configured=1
+  end "c: configure" SKIP "--skip-build: $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' \
+                                             "$build/CMakeCache.txt") as configured"
+elif echo "cmake -S . -B $build ${cmake_args[*]}" &&
+     cmake -S "$repo" -B "$build" "${cmake_args[@]}" >"$report/configure.log" 2>&1; then
   configured=1
   grep -E "CUDA backend|Found BLAS|CUDA compiler identification" "$report/configure.log"
   # Where each dependency came from.
@@ -369,6 +440,25 @@ elif [[ $configured == 1 ]]; then
   fi
 else
   end "c: build" SKIP "not configured"
+fi
+
+# Note [A carried build]: the build folder without what only a rebuild reads (object files,
+# CMake's own files), from the checkout's root so it unpacks into build/gpu there.
+if [[ $pack_build == 1 ]]; then
+  begin "c: pack"
+  if [[ $built == 1 && "$build" == "$repo/build/gpu" ]]; then
+    tar -czf "$repo/.gpu-build.tar.gz" -C "$repo" --exclude='*.o' --exclude=CMakeFiles \
+      --exclude=report --exclude='*.ninja' --exclude=.ninja_log --exclude=.ninja_deps build/gpu
+    end "c: pack" PASS "$(du -h "$repo/.gpu-build.tar.gz" | cut -f1) in .gpu-build.tar.gz"
+  else
+    end "c: pack" FAIL "needs a successful build in build/gpu"
+  fi
+fi
+if [[ $build_only == 1 ]]; then
+  write_summary
+  publish
+  cat "$summary"
+  exit "$failed"
 fi
 
 # ---- (d) ctest ----------------------------------------------------------------------------------
@@ -428,20 +518,69 @@ else
   end "d: ctest (all)" SKIP "not built"
 fi
 
+# --quick: backend_ops_test's CUDA cases run in one process (as the memcheck step runs them), not
+# one process each: each process pays for CUDA's context and cuBLAS's and cuDNN's handles, about
+# a second, and there are some 140 cases.
+# With one GPU, the case that needs two physical GPUs is left out (it would report "Not Run").
+gpu_excluded=()
+((${ngpus:-0} < 2)) && gpu_excluded+=('cuda_nccl_test: ?two GPUs:')
+[[ $quick == 1 ]] && gpu_excluded+=('^backend_ops_test_cuda:[^ ]')
+gpu_ctest_args=()
+if ((${#gpu_excluded[@]} > 0)); then
+  gpu_ctest_args=(-E "$(IFS='|'; echo "${gpu_excluded[*]}")")
+fi
+if [[ $quick == 1 ]]; then
+  begin "d: backend_ops_test (gpu)"
+  if [[ $skip_ctest == 1 ]]; then
+    end "d: backend_ops_test (gpu)" SKIP "--skip-ctest"
+  elif out_of_time "d: backend_ops_test (gpu)"; then
+    :
+  elif [[ $built == 1 ]]; then
+    (cd "$build/tests" && guarded env -u EAGLE_SIMULATED_GPUS ./backend_ops_test --warn NoTests \
+       --require-cuda --reporter junit --out "$report/backend_ops_gpu.xml") \
+      >"$report/backend_ops_gpu.log" 2>&1
+    rc=$?
+    counts="$(junit_counts "$report/backend_ops_gpu.xml")"
+    sed 's/^/    /' "$report/backend_ops_gpu.log" | tail -20
+    # The failed sections with the start of their messages, and the slowest cases.
+    python3 - "$report/backend_ops_gpu.xml" <<'EOF' | sed 's/^/    /' | head -80
+import sys
+import xml.etree.ElementTree as ET
+try:
+    cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
+except Exception:
+    sys.exit(0)
+for c in cases:
+    for f in list(c.iter("failure")) + list(c.iter("error")):
+        text = " ".join((f.get("message", "") + " " + (f.text or "")).split())
+        print(f"FAILED {c.get('name')}: {text[:400]}")
+slowest = sorted(cases, key=lambda c: -float(c.get("time", "0")))[:5]
+print("slowest: " + "; ".join(f"{c.get('name')[:60]} {float(c.get('time')):.2f} s" for c in slowest))
+EOF
+    if [[ $rc == 0 ]]; then
+      end "d: backend_ops_test (gpu)" PASS "sections: $counts"
+    else
+      end "d: backend_ops_test (gpu)" FAIL "$(cut_note $rc)exit $rc; sections: $counts"
+    fi
+  else
+    end "d: backend_ops_test (gpu)" SKIP "not built"
+  fi
+fi
+
 begin "d: ctest -L gpu"
 if [[ $skip_ctest == 1 ]]; then
   end "d: ctest -L gpu" SKIP "--skip-ctest"
 elif out_of_time "d: ctest -L gpu"; then
   :
 elif [[ $built == 1 ]]; then
-  (cd "$build" && guarded ctest -L gpu --output-on-failure --timeout "$test_timeout" \
-     --output-junit "$report/ctest_gpu.xml") >"$report/ctest_gpu.log" 2>&1
+  (cd "$build" && guarded ctest -L gpu "${gpu_ctest_args[@]}" --output-on-failure \
+     --timeout "$test_timeout" --output-junit "$report/ctest_gpu.xml") >"$report/ctest_gpu.log" 2>&1
   rc=$?
   counts="$(junit_counts "$report/ctest_gpu.xml")"
   sed 's/^/    /' "$report/ctest_gpu.log" | tail -40
   # With a GPU present, a gpu entry that is "not run" (exit 77: no GPU seen) is a failure too.
   if [[ $rc == 0 && "$counts" =~ ^[1-9][0-9]*\ passed,\ 0\ failed,\ 0\ not\ run ]]; then
-    end "d: ctest -L gpu" PASS "$counts"
+    end "d: ctest -L gpu" PASS "$counts${gpu_ctest_args[1]:+; left out: ${gpu_ctest_args[1]}}"
   else
     end "d: ctest -L gpu" FAIL "$(cut_note $rc)$counts"
   fi
@@ -456,8 +595,15 @@ elif out_of_time "d: ctest -L sample"; then
   :
 elif [[ $built == 1 ]]; then
   # The samples take the real GPU here (those that pin simulated GPUs keep them).
+  # Without HDF5 (a carried build) the CNN sample's entries cannot save what they trained: they are
+  # left out here, and step g trains the same model without saving.
+  sample_args=(-L sample -j "$ctest_jobs")
+  if grep -q '^EAGLE_HDF5:BOOL=OFF' "$build/CMakeCache.txt"; then
+    sample_args+=(-E '^sample_fashion_mnist_cnn')
+    echo "    EAGLE_HDF5=OFF: sample_fashion_mnist_cnn* left out (they save .h5 and .keras files)"
+  fi
   ctest_step "d: ctest -L sample" "$report/ctest_sample.log" "$report/ctest_sample.xml" \
-    "$failures" -L sample -j "$ctest_jobs"
+    "$failures" "${sample_args[@]}"
 else
   end "d: ctest -L sample" SKIP "not built"
 fi
@@ -494,53 +640,6 @@ train() {
 train "seed CNN on GPU:0" "$report/train_gpu0.log" --device /GPU:0 --epochs 5 --min-accuracy 0.88
 train "seed 003 mirrored" "$report/train_seed003.log" --virtual-gpus 2 --strategy mirrored \
   --epochs 1 --min-accuracy 0.80
-
-# ---- (e) compute-sanitizer ---------------------------------------------------------------------
-# The backend_ops_test cases whose CUDA kernels use shared memory (grep __shared__ cuda/; Cumsum
-# through CUB's scan), for racecheck.
-racecheck_cases="Sum on*,Mean on*,Max on*,Min on*,Prod on*,Any on*,All on*,ArgMax on*,ArgMin on*"
-racecheck_cases+=",Softmax on*,LogSoftmax on*,BiasAddGrad on*,FusedBatchNormV3 on*"
-racecheck_cases+=",FusedBatchNormGradV3 on*,L2Loss on*,SoftmaxCrossEntropyWithLogits on*"
-racecheck_cases+=",SparseSoftmaxCrossEntropyWithLogits on*,TopKV2 on*,Transpose on*,Cumsum on*"
-for tool in memcheck racecheck; do
-  begin "e: $tool"
-  if [[ $skip_sanitizer == 1 ]]; then
-    end "e: $tool" SKIP "--skip-sanitizer"
-    continue
-  fi
-  if [[ $built != 1 ]]; then
-    end "e: $tool" SKIP "not built"
-    continue
-  fi
-  out_of_time "e: $tool" && continue
-  # memcheck: every case of backend_ops_test in one process, CUDA calls' error returns not
-  # reported (gpu_sanitize.py --no-api-errors says why); racecheck: the cases of the ops whose
-  # kernels share memory between threads (__shared__, and CUB's scan), checked for hazards.
-  sanitize_args=(--whole-binary backend_ops_test)
-  if [[ $tool == memcheck ]]; then
-    sanitize_args+=(--no-api-errors)
-  else
-    sanitize_args+=(--whole-binary-filter "$racecheck_cases")
-  fi
-  guarded python3 "$repo/scripts/gpu_sanitize.py" --build "$build" --tool "$tool" --label gpu \
-    "${sanitize_args[@]}" --timeout "$test_timeout" >"$report/sanitizer_$tool.log" 2>&1
-  rc=$?
-  sed 's/^/    /' "$report/sanitizer_$tool.log" | tail -40
-  counts="$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* not run, of [0-9]*' \
-            "$report/sanitizer_$tool.log" | tail -1)"
-  case $rc in
-    0)
-      # Run on a GPU machine, an entry that did not run (exit 77: no GPU seen) checked nothing.
-      if [[ "$counts" =~ ^0\ passed ]]; then
-        end "e: $tool" FAIL "nothing ran under the sanitizer: $counts"
-      else
-        end "e: $tool" PASS "$counts"
-      fi
-      ;;
-    3) end "e: $tool" FAIL "compute-sanitizer does not support this machine (gVisor?)" ;;
-    *) end "e: $tool" FAIL "$(cut_note $rc)${counts:-see sanitizer_$tool.log}" ;;
-  esac
-done
 
 # ---- (f) benchmarks -----------------------------------------------------------------------------
 bench_args=()
@@ -620,6 +719,56 @@ else
     end "f: table" FAIL "no results"
   fi
 fi
+
+# ---- (e) compute-sanitizer ---------------------------------------------------------------------
+# Last: the slowest step, and the one whose length is least known (a leased machine's time limit
+# cuts it rather than the benchmarks).
+# The backend_ops_test cases whose CUDA kernels use shared memory (grep __shared__ cuda/; Cumsum
+# through CUB's scan), for racecheck.
+racecheck_cases="Sum on*,Mean on*,Max on*,Min on*,Prod on*,Any on*,All on*,ArgMax on*,ArgMin on*"
+racecheck_cases+=",Softmax on*,LogSoftmax on*,BiasAddGrad on*,FusedBatchNormV3 on*"
+racecheck_cases+=",FusedBatchNormGradV3 on*,L2Loss on*,SoftmaxCrossEntropyWithLogits on*"
+racecheck_cases+=",SparseSoftmaxCrossEntropyWithLogits on*,TopKV2 on*,Transpose on*,Cumsum on*"
+for tool in $sanitizers; do
+  begin "e: $tool"
+  if [[ $skip_sanitizer == 1 ]]; then
+    end "e: $tool" SKIP "--skip-sanitizer"
+    continue
+  fi
+  if [[ $built != 1 ]]; then
+    end "e: $tool" SKIP "not built"
+    continue
+  fi
+  out_of_time "e: $tool" && continue
+  # (Twice a test's timeout: the whole program runs as one entry, instrumented.)
+  # memcheck: every case of backend_ops_test in one process, CUDA calls' error returns not
+  # reported (gpu_sanitize.py --no-api-errors says why); racecheck: the cases of the ops whose
+  # kernels share memory between threads (__shared__, and CUB's scan), checked for hazards.
+  sanitize_args=(--whole-binary backend_ops_test)
+  if [[ $tool == memcheck ]]; then
+    sanitize_args+=(--no-api-errors)
+  else
+    sanitize_args+=(--whole-binary-filter "$racecheck_cases")
+  fi
+  guarded python3 "$repo/scripts/gpu_sanitize.py" --build "$build" --tool "$tool" --label gpu \
+    "${sanitize_args[@]}" --timeout "$((test_timeout * 2))" >"$report/sanitizer_$tool.log" 2>&1
+  rc=$?
+  sed 's/^/    /' "$report/sanitizer_$tool.log" | tail -40
+  counts="$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* not run, of [0-9]*' \
+            "$report/sanitizer_$tool.log" | tail -1)"
+  case $rc in
+    0)
+      # Run on a GPU machine, an entry that did not run (exit 77: no GPU seen) checked nothing.
+      if [[ "$counts" =~ ^0\ passed ]]; then
+        end "e: $tool" FAIL "nothing ran under the sanitizer: $counts"
+      else
+        end "e: $tool" PASS "$counts"
+      fi
+      ;;
+    3) end "e: $tool" FAIL "compute-sanitizer does not support this machine (gVisor?)" ;;
+    *) end "e: $tool" FAIL "$(cut_note $rc)${counts:-see sanitizer_$tool.log}" ;;
+  esac
+done
 
 # ---- (g) report ---------------------------------------------------------------------------------
 write_summary
