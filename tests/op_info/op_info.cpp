@@ -212,6 +212,21 @@ Tol float_tol(DType d) {
   }
 }
 
+double unit_in_last_place(DType d) {
+  switch (d) {
+    case DType::kFloat16:
+      return 0x1p-10;
+    case DType::kBFloat16:
+      return 0x1p-7;
+    case DType::kFloat32:
+      return 0x1p-23;
+    case DType::kFloat64:
+      return 0x1p-52;
+    default:
+      return 0;
+  }
+}
+
 double accumulation_eps(DType d) { return d == DType::kFloat64 ? 0x1p-53 : 0x1p-24; }
 
 Tol sum_tol(DType d, std::int64_t n, Tensor magnitudes) {

@@ -104,6 +104,9 @@ Tol exact_tol(DType);  // the per-dtype form of exact()
 Tol within(double rel, double abs);
 // The elementwise tolerance of a floating dtype (exact for the others).
 Tol float_tol(DType d);
+// The spacing of d's values in [1, 2) (float16 2^-10, bfloat16 2^-7, float32 2^-23, float64
+// 2^-52): times |v|, at least one unit in the last place at v. 0 for the other dtypes.
+double unit_in_last_place(DType d);
 // Unit roundoff of the accumulator: float32 for float32 and the 16-bit floats (which both
 // backends widen to float32, Note [Half precision on the CPU]), float64 for float64.
 double accumulation_eps(DType d);
