@@ -127,6 +127,30 @@ TEST_CASE(
   CHECK(staleness_of(again) == std::vector<std::int64_t>{0, 1, 2});
 }
 
+TEST_CASE("parameter server: staleness-aware updates divide each gradient by its staleness") {
+  // Three workers round robin: staleness 0, 1, then 2 for every later update. The loss 2 w has
+  // gradient 2; plain SGD at learning rate 1 subtracts it, divided by the staleness above 1
+  // (Note [Staleness-aware updates]).
+  for (const bool aware : {false, true}) {
+    INFO("staleness_aware " << aware);
+    ParameterServerTrainingOptions options{"/CPU:0", {"/GPU:0", "/GPU:1", "/CPU:0"}, true};
+    options.staleness_aware = aware;
+    ParameterServerTraining ps(options);
+    const Variable w = ps.create_variable(eagle::constant(0.0f), {"w"});
+    eagle::optimizers::SGD sgd({1.0});
+    const AsyncTrainingResult r =
+        ps.run(sgd, 4, [&](const WorkerContext& ctx) { return ctx.value(w) * 2.0; });
+    REQUIRE(staleness_of(r) == std::vector<std::int64_t>{0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2});
+    std::vector<double> scales;
+    for (const auto& u : r.updates) scales.push_back(u.gradient_scale);
+    std::vector<double> expected(12, aware ? 0.5 : 1.0);
+    expected[0] = expected[1] = 1.0;
+    CHECK(scales == expected);
+    // 2 + 2 + 10 x 1 aware, 12 x 2 without.
+    CHECK(w.read_value().item<float>() == (aware ? -14.0f : -24.0f));
+  }
+}
+
 TEST_CASE("parameter server: the deterministic schedule gives the same weights at every run") {
   std::vector<std::vector<float>> weights;
   for (int run = 0; run < 2; ++run) {

@@ -27,6 +27,10 @@ struct ParameterServerTrainingOptions {
   // Workers take turns in a fixed round-robin order instead of running concurrently (Note
   // [Deterministic schedule]): every run applies the same updates with the same staleness.
   bool deterministic = false;
+  // Each update's gradient divided by its staleness where that is above 1: an update computed
+  // from weights s updates old is applied at the learning rate over s (Note [Staleness-aware
+  // updates]). Off: every gradient applied as computed, as TensorFlow does.
+  bool staleness_aware = false;
 };
 
 // What a worker's loss function is given at each of its steps.
@@ -65,6 +69,7 @@ struct UpdateRecord {
   std::int64_t read_version = 0;  // updates applied before the worker read the variables
   std::int64_t version = 0;       // updates applied before this one: its place in the order
   std::int64_t staleness = 0;     // version - read_version: updates by others in between
+  double gradient_scale = 1;      // what the gradient was multiplied by (staleness_aware: 1/s)
   double loss = 0;                // the step's loss, computed from the values read
   double seconds = 0;             // since run() started, when the update was applied
 };
@@ -132,6 +137,7 @@ class ParameterServerTraining {
   std::string parameter_device_;
   std::vector<std::string> worker_devices_;
   bool deterministic_ = false;
+  bool staleness_aware_ = false;
   std::vector<Variable> variables_;
   std::unordered_map<std::uint64_t, std::size_t> index_;  // variable id -> place in variables_
   std::unique_ptr<Shared> shared_;  // the version counter, its lock, the running flag
