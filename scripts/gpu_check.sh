@@ -336,16 +336,16 @@ else
   note="system packages (no .deps/)"
   echo "no .deps/: using the system's packages (scripts/install_deps.sh)"
 fi
-# cuDNN, NCCL and cuBLAS where an image has them only as NVIDIA's Python wheels (PyTorch's): their
-# lib/ folders go last on the library path (eagle dlopens them by soname), and the wheel's cuDNN
-# headers serve the build when the toolkit has none.
-# The toolkit's own library folders come first: a build made elsewhere (Note [A carried build])
-# looks for libcudart, and its dlopen fallbacks, where that machine's toolkit had them.
+# The toolkit's own library folders, before the wheels': a build made elsewhere (Note [A carried
+# build]) looks for libcudart, and its dlopen fallbacks, where that machine's toolkit had them.
 cuda_home="$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")/.."
 for dir in "$cuda_home/lib64" "$cuda_home/lib"; do
   [[ -n "$(compgen -G "$dir/libcudart.so*")" ]] &&
     export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$(cd "$dir" && pwd)"
 done
+# cuDNN, NCCL and cuBLAS where an image has them only as NVIDIA's Python wheels (PyTorch's): their
+# lib/ folders go last on the library path (eagle dlopens them by soname), and the wheel's cuDNN
+# headers serve the build when the toolkit has none.
 nvidia_py="$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)"
 if [[ -n "$nvidia_py" ]]; then
   # cu13: the CUDA 13 wheels' shared folder (cuBLAS, the runtime); the rest one folder each.

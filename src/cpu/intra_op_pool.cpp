@@ -69,12 +69,16 @@ std::int64_t spin_from_env() {
   return value;
 }
 
+// The override when one is set, else the environment's value (-1 when that is invalid).
+std::int64_t configured_spin() {
+  const std::int64_t override_value = g_spin_override.load(std::memory_order_relaxed);
+  return override_value >= 0 ? override_value : spin_from_env();
+}
+
 // The polling limit for workers, which must not throw: 0 while the environment's is invalid
 // (callers get the error from intra_op_spin_microseconds() in run_chunks).
 std::int64_t worker_spin_microseconds() noexcept {
-  const std::int64_t override_value = g_spin_override.load(std::memory_order_relaxed);
-  if (override_value >= 0) return override_value;
-  return std::max<std::int64_t>(spin_from_env(), 0);
+  return std::max<std::int64_t>(configured_spin(), 0);
 }
 
 // Polls `ready` until it holds or worker_spin_microseconds() have passed, yielding the core
@@ -218,11 +222,10 @@ void set_intra_op_threads(int threads) {
 }
 
 std::int64_t intra_op_spin_microseconds() {
-  const std::int64_t override_value = g_spin_override.load(std::memory_order_relaxed);
-  if (override_value >= 0) return override_value;
-  const std::int64_t from_env = spin_from_env();
-  if (from_env < 0) return detail::parse_intra_op_spin(std::getenv("EAGLE_INTRA_OP_SPIN_US"));
-  return from_env;
+  const std::int64_t spin = configured_spin();
+  // Invalid: parsing the variable again throws its error.
+  if (spin < 0) return detail::parse_intra_op_spin(std::getenv("EAGLE_INTRA_OP_SPIN_US"));
+  return spin;
 }
 
 void set_intra_op_spin_microseconds(std::int64_t microseconds) {
