@@ -555,7 +555,8 @@ for c in cases:
         text = " ".join((f.get("message", "") + " " + (f.text or "")).split())
         print(f"FAILED {c.get('name')}: {text[:400]}")
 slowest = sorted(cases, key=lambda c: -float(c.get("time", "0")))[:5]
-print("slowest: " + "; ".join(f"{c.get('name')[:60]} {float(c.get('time')):.2f} s" for c in slowest))
+print("slowest: " + "; ".join(f"{c.get('name')[:60]} {float(c.get('time')):.2f} s"
+                             for c in slowest))
 EOF
     if [[ $rc == 0 ]]; then
       end "d: backend_ops_test (gpu)" PASS "sections: $counts"
