@@ -61,9 +61,7 @@ struct CheckNumericsKernel {
       counts.nan = (found & kNaN) != 0;
       counts.negative_inf = (found & kNegativeInf) != 0;
       counts.positive_inf = (found & kPositiveInf) != 0;
-      throw InvalidArgumentError(fmt::format("{} : Tensor had {} values [Op:CheckNumerics]",
-                                             ctx.attrs<ops::CheckNumericsAttrs>().message,
-                                             kernels::check_numerics_status(counts)));
+      kernels::throw_check_numerics(ctx.attrs<ops::CheckNumericsAttrs>().message, counts);
     }
     ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }

@@ -15,6 +15,7 @@
 #include "eagle/errors.hpp"
 #include "kernel_launch.hpp"
 #include "kernels/elementwise_functors.hpp"
+#include "kernels/kernel_errors.hpp"
 #include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 #include "vector_pack.cuh"
@@ -202,13 +203,12 @@ void binary_kernel(KernelContext& ctx) {
   const runtime::TensorImpl& y = ctx.input(1);
   if constexpr (std::is_same_v<Fn, kernels::PowFn> && std::is_integral_v<T>) {
     if (any_element<S, false>(scope, y)) {
-      throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
+      kernels::throw_negative_integer_power();
     }
   }
   if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
     if (any_element<S, true>(scope, y)) {
-      throw InvalidArgumentError(
-          fmt::format("Integer division by zero [Op:{}]", runtime::op_name(ctx.op())));
+      kernels::throw_integer_division_by_zero(runtime::op_name(ctx.op()));
     }
   }
   auto out = ctx.allocate_output();

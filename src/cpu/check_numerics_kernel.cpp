@@ -35,9 +35,7 @@ struct CheckNumericsKernel {
       }
     }
     if (found.any()) {
-      throw InvalidArgumentError(fmt::format("{} : Tensor had {} values [Op:CheckNumerics]",
-                                             ctx.attrs<ops::CheckNumericsAttrs>().message,
-                                             kernels::check_numerics_status(found)));
+      kernels::throw_check_numerics(ctx.attrs<ops::CheckNumericsAttrs>().message, found);
     }
     ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }

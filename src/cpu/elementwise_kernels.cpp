@@ -10,6 +10,7 @@
 #include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "kernels/elementwise_functors.hpp"
+#include "kernels/kernel_errors.hpp"
 #include "kernels/registration.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -32,14 +33,13 @@ void binary_kernel(KernelContext& ctx) {
   if constexpr (std::is_same_v<Fn, kernels::PowFn> && std::is_integral_v<T>) {
     const T* e = y.data<const T>();
     if (std::any_of(e, e + y.shape().num_elements(), [](T v) { return v < 0; })) {
-      throw InvalidArgumentError("Integers to negative integer powers are not allowed [Op:Pow]");
+      kernels::throw_negative_integer_power();
     }
   }
   if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
     const T* d = y.data<const T>();
     if (std::any_of(d, d + y.shape().num_elements(), [](T v) { return v == 0; })) {
-      throw InvalidArgumentError(
-          fmt::format("Integer division by zero [Op:{}]", runtime::op_name(ctx.op())));
+      kernels::throw_integer_division_by_zero(runtime::op_name(ctx.op()));
     }
   }
   auto out = ctx.allocate_output();

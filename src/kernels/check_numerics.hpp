@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+
 namespace eagle::kernels {
 
 // The non-finite values a tensor holds: counts (enable_check_numerics prints them) or, from a
@@ -34,6 +38,14 @@ inline std::string check_numerics_v2_status(const NonFiniteCounts& c) {
   if (n == 3) return kinds[0] + ", " + kinds[1] + ", and " + kinds[2];
   if (n == 2) return kinds[0] + " and " + kinds[1];
   return n == 1 ? kinds[0] : std::string();
+}
+
+// CheckNumerics' error, from every backend: "<message> : Tensor had NaN values
+// [Op:CheckNumerics]".
+[[noreturn]] inline void throw_check_numerics(const std::string& message,
+                                              const NonFiniteCounts& found) {
+  throw InvalidArgumentError(fmt::format("{} : Tensor had {} values [Op:CheckNumerics]", message,
+                                         check_numerics_status(found)));
 }
 
 }  // namespace eagle::kernels
