@@ -350,6 +350,45 @@ TEST_CASE("every TensorFlow error class, with TensorFlow's codes and names", "[a
   CHECK_THROWS_AS(throw eagle::AbortedError("retry"), std::runtime_error);
 }
 
+TEST_CASE("throw_error raises the class of a code, throw_like and throw_like_nested keep it",
+          "[api][errors]") {
+  using eagle::ErrorCode;
+  // Every code to its own class, with the message.
+  for (int number = 1; number <= 15; ++number) {
+    const auto code = static_cast<ErrorCode>(number);
+    try {
+      eagle::throw_error(code, "text");
+    } catch (const eagle::Error& e) {
+      CHECK(e.code() == code);
+      CHECK(std::string(e.what()) == "text");
+    }
+  }
+  CHECK_THROWS_AS(eagle::throw_error(ErrorCode::kNotFound, "gone"), eagle::NotFoundError);
+  CHECK_THROWS_AS(eagle::throw_error(static_cast<ErrorCode>(99), "?"), eagle::UnknownError);
+  // RuntimeError shares FAILED_PRECONDITION's code but stays a RuntimeError.
+  CHECK_THROWS_MATCHES(eagle::throw_like(eagle::RuntimeError("again"), "prefix: again"),
+                       eagle::RuntimeError, Catch::Message("prefix: again"));
+  CHECK_THROWS_AS(eagle::throw_like(eagle::ResourceExhaustedError("oom"), "in replica 1: oom"),
+                  eagle::ResourceExhaustedError);
+  // Nested: the original is still there for std::rethrow_if_nested.
+  std::string inner;
+  try {
+    try {
+      throw eagle::DataLossError("bad bytes");
+    } catch (const eagle::Error& e) {
+      eagle::throw_like_nested(e, std::string("worker 2: ") + e.what());
+    }
+  } catch (const eagle::DataLossError& e) {
+    CHECK(std::string(e.what()) == "worker 2: bad bytes");
+    try {
+      std::rethrow_if_nested(e);
+    } catch (const eagle::DataLossError& original) {
+      inner = original.what();
+    }
+  }
+  CHECK(inner == "bad bytes");
+}
+
 TEST_CASE("an undefined tensor is InvalidArgumentError in accessors and ops alike",
           "[api][errors]") {
   const Tensor u;

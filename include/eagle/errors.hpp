@@ -1,6 +1,7 @@
 // Typed errors. Every failure a user can cause is one of these; nothing aborts.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -75,29 +76,31 @@ class Error : public std::runtime_error {
   ErrorCode code_;
 };
 
+// One class per code, named as tf.errors names them: the list that defines them and that
+// throw_error's switch is made from.
+#define EAGLE_ERROR_CLASSES(X)                    \
+  X(CancelledError, kCancelled)                   \
+  X(UnknownError, kUnknown)                       \
+  X(InvalidArgumentError, kInvalidArgument)       \
+  X(DeadlineExceededError, kDeadlineExceeded)     \
+  X(NotFoundError, kNotFound)                     \
+  X(AlreadyExistsError, kAlreadyExists)           \
+  X(PermissionDeniedError, kPermissionDenied)     \
+  X(ResourceExhaustedError, kResourceExhausted)   \
+  X(FailedPreconditionError, kFailedPrecondition) \
+  X(AbortedError, kAborted)                       \
+  X(OutOfRangeError, kOutOfRange)                 \
+  X(UnimplementedError, kUnimplemented)           \
+  X(InternalError, kInternal)                     \
+  X(UnavailableError, kUnavailable)               \
+  X(DataLossError, kDataLoss)
+
 #define EAGLE_DEFINE_ERROR(Name, Code)                                             \
   class Name : public Error {                                                      \
    public:                                                                         \
     explicit Name(const std::string& message) : Error(ErrorCode::Code, message) {} \
   };
-
-// One class per code, named as tf.errors names them.
-EAGLE_DEFINE_ERROR(CancelledError, kCancelled)
-EAGLE_DEFINE_ERROR(UnknownError, kUnknown)
-EAGLE_DEFINE_ERROR(InvalidArgumentError, kInvalidArgument)
-EAGLE_DEFINE_ERROR(DeadlineExceededError, kDeadlineExceeded)
-EAGLE_DEFINE_ERROR(NotFoundError, kNotFound)
-EAGLE_DEFINE_ERROR(AlreadyExistsError, kAlreadyExists)
-EAGLE_DEFINE_ERROR(PermissionDeniedError, kPermissionDenied)
-EAGLE_DEFINE_ERROR(ResourceExhaustedError, kResourceExhausted)
-EAGLE_DEFINE_ERROR(FailedPreconditionError, kFailedPrecondition)
-EAGLE_DEFINE_ERROR(AbortedError, kAborted)
-EAGLE_DEFINE_ERROR(OutOfRangeError, kOutOfRange)
-EAGLE_DEFINE_ERROR(UnimplementedError, kUnimplemented)
-EAGLE_DEFINE_ERROR(InternalError, kInternal)
-EAGLE_DEFINE_ERROR(UnavailableError, kUnavailable)
-EAGLE_DEFINE_ERROR(DataLossError, kDataLoss)
-
+EAGLE_ERROR_CLASSES(EAGLE_DEFINE_ERROR)
 #undef EAGLE_DEFINE_ERROR
 
 // Python's RuntimeError where TensorFlow raises it rather than a tf.errors class (a second
@@ -108,5 +111,42 @@ class RuntimeError : public Error {
   explicit RuntimeError(const std::string& message)
       : Error(ErrorCode::kFailedPrecondition, message) {}
 };
+
+// Throws the class of `code` with `message` (UnknownError for a value that is not an ErrorCode):
+// how an error that crossed a thread or a process boundary as a code and a text is raised again
+// as what it was.
+[[noreturn]] inline void throw_error(ErrorCode code, const std::string& message) {
+  switch (code) {
+#define EAGLE_THROW_ERROR(Name, Code) \
+  case ErrorCode::Code:               \
+    throw Name(message);
+    EAGLE_ERROR_CLASSES(EAGLE_THROW_ERROR)
+#undef EAGLE_THROW_ERROR
+  }
+  throw UnknownError(message);
+}
+
+// The same for an eagle error whose message changed on the way: its class again (RuntimeError
+// included), with `message`.
+[[noreturn]] inline void throw_like(const Error& error, const std::string& message) {
+  if (dynamic_cast<const RuntimeError*>(&error) != nullptr) throw RuntimeError(message);
+  throw_error(error.code(), message);
+}
+
+// The same as throw_like, the exception being handled nested in the new one
+// (std::throw_with_nested, for std::rethrow_if_nested). Call only inside a handler.
+[[noreturn]] inline void throw_like_nested(const Error& error, const std::string& message) {
+  if (dynamic_cast<const RuntimeError*>(&error) != nullptr) {
+    std::throw_with_nested(RuntimeError(message));
+  }
+  switch (error.code()) {
+#define EAGLE_THROW_NESTED(Name, Code) \
+  case ErrorCode::Code:                \
+    std::throw_with_nested(Name(message));
+    EAGLE_ERROR_CLASSES(EAGLE_THROW_NESTED)
+#undef EAGLE_THROW_NESTED
+  }
+  std::throw_with_nested(UnknownError(message));
+}
 
 }  // namespace eagle

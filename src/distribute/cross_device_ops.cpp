@@ -9,16 +9,11 @@
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
+#include "python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {
 namespace {
-
-std::string tuple_repr(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
-  return out + (items.size() == 1 ? ",)" : ")");
-}
 
 // TensorFlow's logging.log_first_n(INFO, ..., 10).
 std::atomic<int> g_reduce_lines_logged{0};
@@ -34,8 +29,8 @@ Tensor ReductionToOneDevice::sum_on(const std::string& device_name, ReduceOp op,
   if (values.empty()) throw InvalidArgumentError("ReductionToOneDevice: no values to reduce");
   if (debugging::get_log_level() == debugging::LogLevel::kInfo &&
       g_reduce_lines_logged.fetch_add(1) < 10) {
-    runtime::emit_info(
-        fmt::format("Reduce to {} then broadcast to {}.", device_name, tuple_repr(destinations)));
+    runtime::emit_info(fmt::format("Reduce to {} then broadcast to {}.", device_name,
+                                   eagle::detail::tuple_repr(destinations)));
   }
   auto scope = device(device_name);
   // Copies first (Identity moves values under every device policy), then one AddN there.

@@ -9,6 +9,7 @@
 #include "distribute/collective_all_reduce.hpp"
 #include "distribute/worker_group.hpp"
 #include "eagle/errors.hpp"
+#include "python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {
@@ -57,13 +58,6 @@ namespace eagle::distribute {
 
 namespace {
 
-// Python's repr of a tuple of strings.
-std::string tuple_repr(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
-  return out + (items.size() == 1 ? ",)" : ")");
-}
-
 // TensorFlow's local_devices in its multi-worker line: "/job:worker/task:<n>/device:..." (no
 // replica field, as _initialize_local_devices writes them).
 std::vector<std::string> local_device_names(const std::vector<std::string>& cluster_names) {
@@ -106,7 +100,7 @@ void MultiWorkerMirroredStrategy::finish_construction() {
   if (workers.num_workers() == 1) {
     runtime::emit_info(fmt::format(
         "Single-worker MultiWorkerMirroredStrategy with local_devices = {}, communication = {}",
-        tuple_repr(devices()), communication));
+        eagle::detail::tuple_repr(devices()), communication));
     return;
   }
   std::string hosts;
@@ -117,7 +111,7 @@ void MultiWorkerMirroredStrategy::finish_construction() {
       "MultiWorkerMirroredStrategy with cluster_spec = {{'worker': [{}]}}, task_type = 'worker', "
       "task_id = {}, num_workers = {}, local_devices = {}, communication = {}",
       hosts, cluster_.task_id, workers.num_workers(),
-      tuple_repr(local_device_names(worker_devices_)), communication));
+      eagle::detail::tuple_repr(local_device_names(worker_devices_)), communication));
 }
 
 }  // namespace eagle::distribute

@@ -18,6 +18,7 @@
 #include "cuda_device.hpp"
 #include "nccl_communicators.hpp"
 #include "nccl_library.hpp"
+#include "python_repr.hpp"
 #include "runtime/context.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -164,12 +165,6 @@ std::vector<int> nccl_devices(const std::vector<std::string>& devices, std::stri
 }
 #endif
 
-std::string tuple_repr(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
-  return out + (items.size() == 1 ? ",)" : ")");
-}
-
 std::vector<std::string> full_names(const std::vector<std::string>& specs) {
   std::vector<std::string> out;
   out.reserve(specs.size());
@@ -190,7 +185,7 @@ auto nccl_devices_or_throw(const std::vector<std::string>& names) {
   auto gpus = nccl_devices(names, why);
   if (gpus.empty()) {
     throw InvalidArgumentError(
-        fmt::format("NcclAllReduce cannot run on {}: {}", tuple_repr(names), why));
+        fmt::format("NcclAllReduce cannot run on {}: {}", eagle::detail::tuple_repr(names), why));
   }
   return gpus;
 }

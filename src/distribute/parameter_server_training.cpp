@@ -94,49 +94,10 @@ double scalar_of(const Tensor& loss) {
   return cast(loss, kFloat32).item<float>();
 }
 
-template <class E>
-[[noreturn]] void throw_nested(const std::string& message) {
-  std::throw_with_nested(E(message));
-}
-
 // Rethrows the exception being handled as its own eagle error class with `prefix` before its
-// message, the original nested; another exception as UnknownError. Call only inside a handler.
+// message, the original nested. Call only inside a handler.
 [[noreturn]] void throw_prefixed(const Error& e, const std::string& prefix) {
-  const std::string message = prefix + e.what();
-  if (dynamic_cast<const RuntimeError*>(&e)) throw_nested<RuntimeError>(message);
-  switch (e.code()) {
-    case ErrorCode::kCancelled:
-      throw_nested<CancelledError>(message);
-    case ErrorCode::kInvalidArgument:
-      throw_nested<InvalidArgumentError>(message);
-    case ErrorCode::kDeadlineExceeded:
-      throw_nested<DeadlineExceededError>(message);
-    case ErrorCode::kNotFound:
-      throw_nested<NotFoundError>(message);
-    case ErrorCode::kAlreadyExists:
-      throw_nested<AlreadyExistsError>(message);
-    case ErrorCode::kPermissionDenied:
-      throw_nested<PermissionDeniedError>(message);
-    case ErrorCode::kResourceExhausted:
-      throw_nested<ResourceExhaustedError>(message);
-    case ErrorCode::kFailedPrecondition:
-      throw_nested<FailedPreconditionError>(message);
-    case ErrorCode::kAborted:
-      throw_nested<AbortedError>(message);
-    case ErrorCode::kOutOfRange:
-      throw_nested<OutOfRangeError>(message);
-    case ErrorCode::kUnimplemented:
-      throw_nested<UnimplementedError>(message);
-    case ErrorCode::kInternal:
-      throw_nested<InternalError>(message);
-    case ErrorCode::kUnavailable:
-      throw_nested<UnavailableError>(message);
-    case ErrorCode::kDataLoss:
-      throw_nested<DataLossError>(message);
-    case ErrorCode::kUnknown:
-      break;
-  }
-  throw_nested<UnknownError>(message);
+  throw_like_nested(e, prefix + e.what());
 }
 
 [[noreturn]] void rethrow_naming_worker(const std::exception_ptr& error,
@@ -146,9 +107,9 @@ template <class E>
   } catch (const Error& e) {
     throw_prefixed(e, prefix);
   } catch (const std::exception& e) {
-    throw_nested<UnknownError>(prefix + e.what());
+    std::throw_with_nested(UnknownError(prefix + e.what()));
   } catch (...) {
-    throw_nested<UnknownError>(prefix + "an exception that is not a std::exception");
+    std::throw_with_nested(UnknownError(prefix + "an exception that is not a std::exception"));
   }
 }
 
