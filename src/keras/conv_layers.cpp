@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -163,8 +164,8 @@ nn::Pool2DOptions pool_options(const Size2& pool_size, const Size2& strides, boo
 
 }  // namespace
 
-MaxPooling2D::MaxPooling2D(Size2 pool_size, Pooling2DOptions options)
-    : Layer("MaxPooling2D", options.name),
+Pooling2D::Pooling2D(const std::string& class_name, Size2 pool_size, Pooling2DOptions options)
+    : Layer(class_name, options.name),
       pool_size_(pool_size),
       strides_(options.strides.value_or(pool_size)),
       same_(is_same_padding(options.padding)) {
@@ -173,30 +174,26 @@ MaxPooling2D::MaxPooling2D(Size2 pool_size, Pooling2DOptions options)
   set_input_spec({4, {}});
 }
 
-Tensor MaxPooling2D::call(const Tensor& inputs, bool /*training*/) {
-  return nn::max_pool2d(inputs, pool_options(pool_size_, strides_, same_));
+Tensor Pooling2D::call(const Tensor& inputs, bool /*training*/) {
+  return pool(inputs, pool_options(pool_size_, strides_, same_));
 }
 
-TensorShape MaxPooling2D::compute_output_shape(const TensorShape& input_shape) const {
+TensorShape Pooling2D::compute_output_shape(const TensorShape& input_shape) const {
   return output_shape_2d(input_shape, pool_size_, strides_, 1, same_, input_shape[3]);
+}
+
+MaxPooling2D::MaxPooling2D(Size2 pool_size, Pooling2DOptions options)
+    : Pooling2D("MaxPooling2D", pool_size, std::move(options)) {}
+
+Tensor MaxPooling2D::pool(const Tensor& inputs, const nn::Pool2DOptions& options) const {
+  return nn::max_pool2d(inputs, options);
 }
 
 AveragePooling2D::AveragePooling2D(Size2 pool_size, Pooling2DOptions options)
-    : Layer("AveragePooling2D", options.name),
-      pool_size_(pool_size),
-      strides_(options.strides.value_or(pool_size)),
-      same_(is_same_padding(options.padding)) {
-  check_pooling(pool_size_, strides_);
-  if (options.input_shape) set_input_shape(*options.input_shape);
-  set_input_spec({4, {}});
-}
+    : Pooling2D("AveragePooling2D", pool_size, std::move(options)) {}
 
-Tensor AveragePooling2D::call(const Tensor& inputs, bool /*training*/) {
-  return nn::avg_pool2d(inputs, pool_options(pool_size_, strides_, same_));
-}
-
-TensorShape AveragePooling2D::compute_output_shape(const TensorShape& input_shape) const {
-  return output_shape_2d(input_shape, pool_size_, strides_, 1, same_, input_shape[3]);
+Tensor AveragePooling2D::pool(const Tensor& inputs, const nn::Pool2DOptions& options) const {
+  return nn::avg_pool2d(inputs, options);
 }
 
 }  // namespace eagle::keras::layers

@@ -82,30 +82,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The same error class as `e`, with another message.
-[[noreturn]] void rethrow_with(const Error& e, const std::string& message) {
-  switch (e.code()) {
-    case ErrorCode::kNotFound:
-      throw NotFoundError(message);
-    case ErrorCode::kInvalidArgument:
-      throw InvalidArgumentError(message);
-    case ErrorCode::kUnimplemented:
-      throw UnimplementedError(message);
-    case ErrorCode::kDataLoss:
-      throw DataLossError(message);
-    case ErrorCode::kPermissionDenied:
-      throw PermissionDeniedError(message);
-    case ErrorCode::kFailedPrecondition:
-      throw FailedPreconditionError(message);
-    case ErrorCode::kResourceExhausted:
-      throw ResourceExhaustedError(message);
-    case ErrorCode::kInternal:
-      throw InternalError(message);
-    default:
-      throw UnknownError(message);
-  }
-}
-
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -206,15 +182,10 @@ Json layer_config(const Layer& layer) {
         .set("use_bias", o.use_bias)
         .set("kernel_initializer", initializer("GlorotUniform"))
         .set("bias_initializer", initializer("Zeros"));
-  } else if (const auto* max = dynamic_cast<const layers::MaxPooling2D*>(&layer)) {
-    config.set("pool_size", pair_json(max->pool_size()))
-        .set("padding", max->same_padding() ? "same" : "valid")
-        .set("strides", pair_json(max->strides()))
-        .set("data_format", "channels_last");
-  } else if (const auto* avg = dynamic_cast<const layers::AveragePooling2D*>(&layer)) {
-    config.set("pool_size", pair_json(avg->pool_size()))
-        .set("padding", avg->same_padding() ? "same" : "valid")
-        .set("strides", pair_json(avg->strides()))
+  } else if (const auto* pooling = dynamic_cast<const layers::Pooling2D*>(&layer)) {
+    config.set("pool_size", pair_json(pooling->pool_size()))
+        .set("padding", pooling->same_padding() ? "same" : "valid")
+        .set("strides", pair_json(pooling->strides()))
         .set("data_format", "channels_last");
   } else if (dynamic_cast<const layers::Flatten*>(&layer) != nullptr) {
     config.set("data_format", "channels_last");
@@ -689,7 +660,7 @@ std::unique_ptr<Sequential> load_model(const std::string& filepath) {
     for (std::size_t at; (at = message.find(weights)) != std::string::npos;) {
       message.replace(at, weights.size(), inside);
     }
-    rethrow_with(e, message);
+    throw_like(e, message);
   }
   detail::assign_weight_groups(*model, loaded, inside);
   return model;

@@ -8,6 +8,7 @@
 
 #include "eagle/keras/activations.hpp"
 #include "eagle/keras/layer.hpp"
+#include "eagle/ops/nn.hpp"
 
 namespace eagle::keras::layers {
 
@@ -67,35 +68,45 @@ struct Pooling2DOptions {
   std::string name;
   std::optional<TensorShape> input_shape;
 };
-// Keras's MaxPooling2D and AveragePooling2D (pool_size 2 by default).
-class MaxPooling2D : public Layer {
+// Keras's Pooling2D base (keras/src/layers/pooling/base_pooling.py): the pool size, strides and
+// padding of a 2-D pooling layer, its input spec and output shape; a subclass gives the op.
+class Pooling2D : public Layer {
  public:
-  explicit MaxPooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
-  std::string class_name() const override { return "MaxPooling2D"; }
   Size2 pool_size() const { return pool_size_; }
   Size2 strides() const { return strides_; }
   bool same_padding() const { return same_; }
+
+ protected:
+  // pool_size and strides must be positive, padding "valid" or "same": InvalidArgumentError with
+  // Keras's texts otherwise.
+  Pooling2D(const std::string& class_name, Size2 pool_size, Pooling2DOptions options);
+  // The pooling op on NHWC inputs.
+  virtual Tensor pool(const Tensor& inputs, const nn::Pool2DOptions& options) const = 0;
 
  private:
   Size2 pool_size_, strides_;
   bool same_;
 };
 
-class AveragePooling2D : public Layer {
+// Keras's MaxPooling2D and AveragePooling2D (pool_size 2 by default).
+class MaxPooling2D : public Pooling2D {
+ public:
+  explicit MaxPooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
+  std::string class_name() const override { return "MaxPooling2D"; }
+
+ protected:
+  Tensor pool(const Tensor& inputs, const nn::Pool2DOptions& options) const override;
+};
+
+class AveragePooling2D : public Pooling2D {
  public:
   explicit AveragePooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
-  Tensor call(const Tensor& inputs, bool training) override;
-  TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "AveragePooling2D"; }
-  Size2 pool_size() const { return pool_size_; }
-  Size2 strides() const { return strides_; }
-  bool same_padding() const { return same_; }
 
- private:
-  Size2 pool_size_, strides_;
-  bool same_;
+ protected:
+  Tensor pool(const Tensor& inputs, const nn::Pool2DOptions& options) const override;
 };
 
 }  // namespace eagle::keras::layers
