@@ -414,7 +414,9 @@ TEST_CASE("run: one thread per replica, concurrently, each under its device and 
     }
   }
   CHECK(threads.size() == 4);  // a persistent pool: the same four threads every step
-  CHECK(eagle::distribute::get_replica_context() == nullptr);
+  // Back on the caller: the default strategy's replica context (tests/strategy_test.cpp).
+  REQUIRE(eagle::distribute::get_replica_context() != nullptr);
+  CHECK(eagle::distribute::get_replica_context()->num_replicas_in_sync() == 1);
 }
 
 TEST_CASE(

@@ -19,6 +19,7 @@
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
+#include "eagle/variable_creator.hpp"
 // eagle::data: IDX files, Fashion-MNIST, tf.data-style datasets.
 #include "eagle/data.hpp"
 // Keras 2's layers, models and fit (eagle::keras).

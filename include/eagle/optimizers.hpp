@@ -15,8 +15,8 @@
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
 
-namespace eagle::distribute::detail {
-struct ReplicaThread;
+namespace eagle::distribute {
+class Strategy;
 }
 
 namespace eagle::optimizers {
@@ -66,11 +66,12 @@ class Optimizer {
   // variable, with Keras's warning; when none has one, InvalidArgumentError with Keras's
   // text). A gradient of another shape or dtype than its variable is InvalidArgumentError
   // naming the variable, raised before any variable changes. Then iterations() grows by 1.
-  // Mirrored variables (MirroredStrategy): inside a replica function, the replicas' gradients
-  // are summed across replicas first (every replica must pass the same variables) and each
-  // replica updates its own components, iterations() growing by 1 per step; outside one, the
-  // same update is applied to every component. A variable that is not mirrored by the running
-  // strategy is InvalidArgumentError inside a replica function.
+  // Under a strategy (Note [One update path] in src/optimizers/optimizer.cpp): inside a replica
+  // function, the replicas' gradients are summed across replicas first (every replica must pass
+  // the same variables) and each replica updates its own components, iterations() growing by 1
+  // per step; outside one, the same update is applied to every component of a mirrored
+  // variable. A variable that is not the running strategy's is InvalidArgumentError inside a
+  // replica function.
   void apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars);
   // Records loss() on a tape, differentiates it with respect to `variables` and applies.
   void minimize(const std::function<Tensor()>& loss, const std::vector<Variable>& variables);
@@ -94,11 +95,11 @@ class Optimizer {
  private:
   static std::uint64_t slot_key(const Variable& variable);
   const std::vector<Variable>& slots_for(const Variable& variable);
-  static void check_replica_variable(const distribute::detail::ReplicaThread& replica,
-                                     const Variable& var);
   void clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates) const;
-  void apply_in_replica(distribute::detail::ReplicaThread& replica,
-                        std::vector<std::pair<Tensor, Variable>>& updates);
+  // Step 2 of Note [One update path] (src/optimizers/optimizer.cpp) for one variable.
+  void apply_update(const distribute::Strategy& strategy, const Variable& variable,
+                    const std::vector<Variable>& slots, const Tensor& gradient,
+                    double learning_rate, std::int64_t step);
 
   std::string name_;
   LearningRate learning_rate_;

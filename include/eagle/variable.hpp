@@ -21,9 +21,20 @@ struct VariableState;
 struct VariableAccess;
 }  // namespace detail
 
+// When a distributed variable's copies are kept in sync (tf.VariableSynchronization): kAuto is
+// the strategy's choice (on write, for a MirroredStrategy); kOnRead keeps one copy per replica,
+// combined by the aggregation when read outside the replicas (Keras's metrics).
+enum class VariableSynchronization { kAuto, kNone, kOnWrite, kOnRead };
+// How the replicas' writes to a distributed variable combine in a replica function
+// (tf.VariableAggregation): kNone refuses them there (TensorFlow's error); kSum and kMean write the
+// sum or mean of the replicas' values to every copy; kOnlyFirstReplica writes replica 0's.
+enum class VariableAggregation { kNone, kSum, kMean, kOnlyFirstReplica };
+
 struct VariableOptions {
   std::string name = "Variable";  // v.name() is "<name>:0"
   bool trainable = true;          // read under a GradientTape, a trainable variable is watched
+  VariableSynchronization synchronization = VariableSynchronization::kAuto;
+  VariableAggregation aggregation = VariableAggregation::kNone;
 };
 
 // A handle, cheap to copy: copies are the same variable (as Python references to a tf.Variable).
@@ -71,9 +82,13 @@ class Variable {
   // Mirrored variables (created under a distribute::MirroredStrategy's scope(), SEMANTICS §12)
   // have one component per replica device. Reads, device(), id() and gradients resolve to the
   // component of the replica function running on this thread, to component 0 elsewhere;
-  // assign*() outside a replica function updates every component, and inside one is an error
-  // (an optimizer's apply_gradients is the way to update them there).
+  // assign*() outside a replica function updates every component, and inside one combines the
+  // replicas' values by the variable's aggregation (kNone: TensorFlow's error; an optimizer's
+  // apply_gradients is the way to train them there). Note [Distributed variables] in
+  // src/variables/variable_state.hpp.
   bool is_mirrored() const;
+  VariableAggregation aggregation() const;
+  VariableSynchronization synchronization() const;
   // The components, in replica order, as plain variables ({*this} when not mirrored).
   std::vector<Variable> components() const;
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "distribute/collective_all_reduce.hpp"
+#include "distribute/mirrored_variable.hpp"
 #include "distribute/nccl_support.hpp"
 #include "distribute/strategy_runtime.hpp"
 #include "eagle/device_name.hpp"
@@ -16,19 +17,14 @@
 #include "eagle/format.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
+#include "python_repr.hpp"
 #include "runtime/log_sink.hpp"
+#include "variables/variable_state.hpp"
 
 namespace eagle::distribute {
 namespace {
 
 const char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-
-// Python's repr of a tuple of strings: ('a', 'b'), and ('a',) for one.
-std::string tuple_repr(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
-  return out + (items.size() == 1 ? ",)" : ")");
-}
 
 std::string full_name(const DeviceName& name) {
   return DeviceName::local(*name.type, name.id.value_or(0)).to_string();
@@ -125,19 +121,18 @@ std::vector<std::string> default_devices() {
   return {"/device:CPU:0"};
 }
 
+// extended() of a MirroredStrategy: its variables are the ones it mirrors.
+class MirroredExtended final : public StrategyExtended {
+ public:
+  explicit MirroredExtended(const MirroredStrategy& strategy) : StrategyExtended(strategy) {}
+  bool variable_created_in_scope(const Variable& var) const override {
+    if (!var.defined() || !var.is_mirrored()) return false;
+    const auto& handle = eagle::detail::VariableAccess::handle(var);
+    return handle->distributed->owner() == static_cast<const MirroredStrategy&>(strategy()).id();
+  }
+};
+
 }  // namespace
-
-const ReplicaContext* get_replica_context() {
-  const detail::ReplicaThread* replica = detail::current_replica_thread();
-  return replica ? &replica->context : nullptr;
-}
-
-StrategyScope::StrategyScope(const MirroredStrategy& strategy)
-    : previous_(detail::current_scope_strategy()) {
-  detail::set_current_scope_strategy(strategy.runtime_for_scope());
-}
-
-StrategyScope::~StrategyScope() { detail::set_current_scope_strategy(previous_); }
 
 MirroredStrategy::MirroredStrategy() { init(default_devices(), nullptr); }
 
@@ -166,8 +161,8 @@ void MirroredStrategy::init(std::vector<std::string> devices,
   for (std::size_t i = 0; i < resolved.size(); ++i) {
     if (std::find(resolved.begin(), resolved.begin() + static_cast<std::ptrdiff_t>(i),
                   resolved[i]) != resolved.begin() + static_cast<std::ptrdiff_t>(i)) {
-      throw InvalidArgumentError(
-          fmt::format("No duplicates allowed in `devices` argument: {}", tuple_repr(resolved)));
+      throw InvalidArgumentError(fmt::format("No duplicates allowed in `devices` argument: {}",
+                                             eagle::detail::tuple_repr(resolved)));
     }
   }
   std::vector<std::string> known;
@@ -186,9 +181,10 @@ void MirroredStrategy::init(std::vector<std::string> devices,
   if (workers) cross_device_ops = std::make_shared<detail::CollectiveAllReduce>(workers);
   if (!cross_device_ops) cross_device_ops = select_cross_device_ops(resolved);
   cross_device_ops->prepare(resolved);
-  runtime::emit_info(
-      fmt::format("Using MirroredStrategy with devices {}",
-                  tuple_repr(detail::cluster_device_names(resolved, workers.get()))));
+  runtime::emit_info(fmt::format(
+      "Using MirroredStrategy with devices {}",
+      eagle::detail::tuple_repr(detail::cluster_device_names(resolved, workers.get()))));
+  set_extended(std::make_unique<MirroredExtended>(*this));
   runtime_ = std::make_unique<detail::StrategyRuntime>(
       *this, std::move(resolved), std::move(cross_device_ops), std::move(workers));
 }
@@ -200,8 +196,14 @@ detail::WorkerGroup* detail::worker_group_of(const MirroredStrategy& strategy) {
 const std::vector<std::string>& MirroredStrategy::devices() const { return runtime_->devices(); }
 CrossDeviceOps& MirroredStrategy::cross_device_ops() const { return runtime_->cross_device_ops(); }
 std::uint64_t MirroredStrategy::id() const { return runtime_->id(); }
-const detail::StrategyRuntime* MirroredStrategy::runtime_for_scope() const {
-  return runtime_.get();
+const detail::StrategyRuntime* detail::runtime_of(const MirroredStrategy& strategy) {
+  return strategy.runtime_.get();
+}
+
+Variable MirroredStrategy::create_variable(const NextVariableCreator& next,
+                                           const Tensor& initial_value,
+                                           const VariableOptions& options) const {
+  return detail::create_mirrored_variable(*runtime_, next, initial_value, options);
 }
 
 void MirroredStrategy::run_replicas(const std::function<void(const ReplicaContext&)>& body) const {
@@ -282,48 +284,6 @@ PerReplica<Tensor> MirroredStrategy::split_batch(const Tensor& global_batch) con
     parts.push_back(identity(part));
   }
   return PerReplica<Tensor>(std::move(parts));
-}
-
-PerReplica<data::Element> MirroredStrategy::split_batch(const data::Element& global_batch) const {
-  std::vector<data::Element> parts(devices().size());
-  for (const Tensor& component : global_batch) {
-    const PerReplica<Tensor> split = split_batch(component);
-    for (std::size_t r = 0; r < parts.size(); ++r) parts[r].push_back(split[r]);
-  }
-  return PerReplica<data::Element>(std::move(parts));
-}
-
-DistributedDataset::Iterator DistributedDataset::begin() const {
-  return Iterator(*strategy_, dataset_.begin());
-}
-
-DistributedDataset::Iterator::Iterator(const MirroredStrategy& strategy,
-                                       data::Dataset::Iterator inner)
-    : strategy_(&strategy), inner_(std::move(inner)) {
-  split_current();
-}
-
-DistributedDataset::Iterator& DistributedDataset::Iterator::operator++() {
-  ++inner_;
-  split_current();
-  return *this;
-}
-
-void DistributedDataset::Iterator::split_current() {
-  if (inner_ != data::Dataset::Sentinel{}) current_ = strategy_->split_batch(*inner_);
-}
-
-std::string to_string(const PerReplica<Tensor>& value) {
-  std::string out = "PerReplica:{\n";
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    out += fmt::format("  {}: {}{}\n", i, value[i].defined() ? to_string(value[i]) : "None",
-                       i + 1 < value.size() ? "," : "");
-  }
-  return out + "}";
-}
-
-std::ostream& operator<<(std::ostream& os, const PerReplica<Tensor>& value) {
-  return os << to_string(value);
 }
 
 }  // namespace eagle::distribute

@@ -1,5 +1,5 @@
-// ReplicaContext::all_reduce: a differentiable collective inside MirroredStrategy::run, through
-// the same rendezvous as apply_gradients (Note [Mirrored variables and the all-reduce
+// MirroredStrategy's ReplicaContext::all_reduce: a differentiable collective inside its run,
+// through the same rendezvous as apply_gradients (Note [Mirrored variables and the all-reduce
 // rendezvous]) and eagle::custom_gradient (Note [Custom gradients]).
 #include <string>
 #include <vector>
@@ -28,10 +28,8 @@ detail::ReplicaThread& own_replica(int local_id, int global_id, const char* what
 }
 
 std::vector<Tensor> reduce_values(detail::ReplicaThread& replica, ReduceOp op,
-                                  const std::vector<Tensor>& values) {
-  std::vector<std::string> names;
-  names.reserve(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) names.push_back(fmt::format("value {}", i));
+                                  const std::vector<Tensor>& values,
+                                  const std::vector<std::string>& names) {
   std::vector<Tensor> sums = detail::all_reduce_gradients(replica, values, names, [] {});
   if (op == ReduceOp::kMean) {
     const double n = replica.context.num_replicas_in_sync();
@@ -42,31 +40,36 @@ std::vector<Tensor> reduce_values(detail::ReplicaThread& replica, ReduceOp op,
 
 }  // namespace
 
-std::vector<Tensor> ReplicaContext::all_reduce(ReduceOp op,
-                                               const std::vector<Tensor>& values) const {
-  detail::ReplicaThread& replica =
-      own_replica(local_replica_id_, replica_id_, "ReplicaContext::all_reduce");
+std::vector<Tensor> MirroredStrategy::replica_all_reduce(
+    const ReplicaContext& ctx, ReduceOp op, const std::vector<Tensor>& values,
+    const std::vector<std::string>& names) const {
+  const int local_id = ctx.local_replica_id();
+  const int global_id = ctx.replica_id_in_sync_group();
+  detail::ReplicaThread& replica = own_replica(local_id, global_id, "ReplicaContext::all_reduce");
   if (values.empty()) return {};
-  const int local_id = local_replica_id_;
-  const int global_id = replica_id_;
   return custom_gradient(
-      [&replica, op, local_id, global_id](const std::vector<Tensor>& in) {
+      [&replica, op, local_id, global_id, &names](const std::vector<Tensor>& in) {
         CustomGradientResult result;
-        result.outputs = reduce_values(replica, op, in);
+        result.outputs = reduce_values(replica, op, in, names);
         // d(sum_r x_r)/dx_i = 1 for every replica's loss: replica i's gradient is the sum of the
         // replicas' output gradients (their mean for MEAN).
-        result.grad_fn = [op, local_id, global_id](const std::vector<Tensor>& output_grads) {
+        result.grad_fn = [op, local_id, global_id,
+                          names = names](const std::vector<Tensor>& output_grads) {
           return reduce_values(
               own_replica(local_id, global_id, "The gradient of ReplicaContext::all_reduce"), op,
-              output_grads);
+              output_grads, names);
         };
         return result;
       },
       values);
 }
 
-Tensor ReplicaContext::all_reduce(ReduceOp op, const Tensor& value) const {
-  return all_reduce(op, std::vector<Tensor>{value})[0];
+void MirroredStrategy::replica_merge_call(const ReplicaContext& ctx,
+                                          const std::function<void()>& fn) const {
+  detail::ReplicaThread& replica = own_replica(
+      ctx.local_replica_id(), ctx.replica_id_in_sync_group(), "ReplicaContext::merge_call");
+  // A collective with nothing to reduce: the last replica to arrive runs fn.
+  detail::all_reduce_gradients(replica, {}, {}, fn);
 }
 
 }  // namespace eagle::distribute

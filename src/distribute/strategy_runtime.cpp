@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "distribute/mirrored_variable.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
@@ -16,7 +17,6 @@ namespace eagle::distribute::detail {
 namespace {
 
 thread_local ReplicaThread* t_replica = nullptr;
-thread_local const StrategyRuntime* t_scope_strategy = nullptr;
 
 std::atomic<std::uint64_t> g_next_strategy_id{1};
 
@@ -35,43 +35,8 @@ std::map<std::uint64_t, const MirroredStrategy*>& registry() {
 [[noreturn]] void rethrow_prefixed(const std::exception_ptr& error, const std::string& prefix) {
   try {
     std::rethrow_exception(error);
-  } catch (const RuntimeError& e) {
-    throw RuntimeError(prefix + e.what());
   } catch (const Error& e) {
-    const std::string message = prefix + e.what();
-    switch (e.code()) {
-      case ErrorCode::kCancelled:
-        throw CancelledError(message);
-      case ErrorCode::kInvalidArgument:
-        throw InvalidArgumentError(message);
-      case ErrorCode::kDeadlineExceeded:
-        throw DeadlineExceededError(message);
-      case ErrorCode::kNotFound:
-        throw NotFoundError(message);
-      case ErrorCode::kAlreadyExists:
-        throw AlreadyExistsError(message);
-      case ErrorCode::kPermissionDenied:
-        throw PermissionDeniedError(message);
-      case ErrorCode::kResourceExhausted:
-        throw ResourceExhaustedError(message);
-      case ErrorCode::kFailedPrecondition:
-        throw FailedPreconditionError(message);
-      case ErrorCode::kAborted:
-        throw AbortedError(message);
-      case ErrorCode::kOutOfRange:
-        throw OutOfRangeError(message);
-      case ErrorCode::kUnimplemented:
-        throw UnimplementedError(message);
-      case ErrorCode::kInternal:
-        throw InternalError(message);
-      case ErrorCode::kUnavailable:
-        throw UnavailableError(message);
-      case ErrorCode::kDataLoss:
-        throw DataLossError(message);
-      case ErrorCode::kUnknown:
-        break;
-    }
-    throw UnknownError(message);
+    throw_like(e, prefix + e.what());
   }
 }
 
@@ -90,8 +55,11 @@ std::string joined_signature(const std::vector<std::string>& signature) {
 }  // namespace
 
 ReplicaThread* current_replica_thread() { return t_replica; }
-const StrategyRuntime* current_scope_strategy() { return t_scope_strategy; }
-void set_current_scope_strategy(const StrategyRuntime* strategy) { t_scope_strategy = strategy; }
+const StrategyRuntime* current_scope_strategy() {
+  if (!in_cross_replica_context()) return nullptr;
+  const auto* mirrored = dynamic_cast<const MirroredStrategy*>(&get_strategy());
+  return mirrored != nullptr ? runtime_of(*mirrored) : nullptr;
+}
 
 StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<std::string> devices,
                                  std::shared_ptr<CrossDeviceOps> cross_device_ops,
@@ -151,10 +119,18 @@ void StrategyRuntime::worker(int replica) {
     {
       ReplicaThread self{
           this, replica,
-          ReplicaContext(&strategy_, first_replica() + replica, num_replicas_in_sync(),
-                         &devices_[static_cast<std::size_t>(replica)], replica)};
+          strategy_.make_replica_context(first_replica() + replica, num_replicas_in_sync(),
+                                         &devices_[static_cast<std::size_t>(replica)], replica)};
       t_replica = &self;
       try {
+        ReplicaContextGuard context(self.context);
+        // Variables created in the replica function are the strategy's (Note [Distributed
+        // variables] in src/variables/variable_state.hpp), as in its scope.
+        const VariableCreatorScope creator([this](const NextVariableCreator& next,
+                                                  const Tensor& initial_value,
+                                                  const VariableOptions& options) {
+          return create_mirrored_variable(*this, next, initial_value, options);
+        });
         DeviceScope scope(devices_[static_cast<std::size_t>(replica)]);
         (*body)(self.context);
       } catch (const ReleasedByPeer&) {
@@ -196,6 +172,10 @@ void StrategyRuntime::run(const std::function<void(const ReplicaContext&)>& body
     std::fill(joined_.begin(), joined_.end(), 0);
     std::fill(finished_.begin(), finished_.end(), false);
     collectives_.clear();
+  }
+  {
+    std::lock_guard<std::mutex> lock(creations_mutex_);
+    creations_.clear();
   }
   {
     std::unique_lock<std::mutex> lock(pool_mutex_);
@@ -292,6 +272,35 @@ void StrategyRuntime::reduce_collective(Collective& c, const std::function<void(
   once();
 }
 
+Variable StrategyRuntime::create_in_replicas(ReplicaThread& replica, const Tensor& initial_value,
+                                             const VariableOptions& options,
+                                             const VariableFactory& create) {
+  const std::int64_t occurrence = replica.creations[options.name]++;
+  std::unique_lock<std::mutex> lock(creations_mutex_);
+  Creation& c = creations_[{options.name, occurrence}];  // std::map: the reference stays valid
+  if (c.started) {
+    creations_cv_.wait(lock, [&] { return c.done; });
+    if (c.error) std::rethrow_exception(c.error);
+    return c.result;
+  }
+  c.started = true;
+  lock.unlock();
+  Variable made;
+  std::exception_ptr error;
+  try {
+    made = create(initial_value, options);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  c.result = made;
+  c.error = error;
+  c.done = true;
+  creations_cv_.notify_all();
+  if (error) std::rethrow_exception(error);
+  return made;
+}
+
 std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vector<Tensor>& grads,
                                          const std::vector<std::string>& names,
                                          const std::function<void()>& once) {
@@ -333,26 +342,6 @@ std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vect
     for (std::size_t j = 0; j < members.size(); ++j) {
       out[members[j]] = reshape(parts[j], grads[members[j]].shape().to_vector());
     }
-  }
-  return out;
-}
-
-std::vector<Tensor> all_reduce_mean(ReplicaThread& replica, const std::vector<Tensor>& values,
-                                    const std::vector<std::string>& names, bool contributes) {
-  // Sums of the contributions and of the contributing replicas' count, in one pack per dtype.
-  std::vector<Tensor> sent;
-  std::vector<std::string> sent_names = names;
-  sent.reserve(values.size() + 1);
-  for (const Tensor& v : values) sent.push_back(contributes ? v : zeros_like(v));
-  sent.push_back(constant(contributes ? 1.0f : 0.0f));
-  sent_names.push_back("contributing replicas");
-  const std::vector<Tensor> sums = all_reduce_gradients(replica, sent, sent_names, [] {});
-  const Tensor& count = sums.back();
-  std::vector<Tensor> out;
-  out.reserve(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out.push_back(sums[i] /
-                  (count.dtype() == sums[i].dtype() ? count : cast(count, sums[i].dtype())));
   }
   return out;
 }

@@ -12,34 +12,38 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "distribute/worker_group.hpp"
 #include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/tensor.hpp"
+#include "eagle/variable.hpp"
 
 namespace eagle::distribute::detail {
 
 // Note [Mirrored variables and the all-reduce rendezvous]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// A variable created under strategy.scope() is a handle on a proxy VariableState that holds no
-// buffer but a MirroredComponents: one ordinary VariableState per replica device (component 0
-// named `<name>`, component i `<name>/replica_<i>`, TensorFlow's names), all initialised from the
-// same value. Every access through the handle resolves, with one branch on the non-mirrored path
-// (Variable::resolved), to the component of the calling thread's replica: the thread-local
-// ReplicaThread that run() sets on its pool threads, component 0 outside a replica function. So
-// reads, tape watches and gradient sources in replica i touch component i on replica i's device,
-// and nothing in the tape or the kernels knows about mirroring.
+// A variable created under strategy.scope() (or in a replica function) is a handle on a proxy
+// VariableState that holds no buffer but a MirroredVariable policy (src/distribute/
+// mirrored_variable.hpp, Note [Distributed variables]): one ordinary VariableState per replica
+// device (component 0 named `<name>`, component i `<name>/replica_<i>`, TensorFlow's names), all
+// initialised from the same value. Every access through the handle resolves, with one branch on
+// the non-mirrored path (Variable::resolved), to the component of the calling thread's replica:
+// the thread-local ReplicaThread that run() sets on its pool threads, component 0 outside a
+// replica function. So reads, tape watches and gradient sources in replica i touch component i on
+// replica i's device, and nothing in the tape or the kernels knows about mirroring.
 //
-// Optimizer::apply_gradients in a replica function is the synchronisation point (TensorFlow's
-// merge_call). Each replica packs its gradients into one flat buffer per dtype (Reshape + ConcatV2,
-// PyTorch DDP's bucket, TensorFlow's num_packs=1) and deposits them at the strategy's Rendezvous
-// under its collective sequence number (the k-th apply_gradients of this run()). The last replica
-// to arrive checks that every replica sent the same variables with the same shapes, sums each pack
-// with the CrossDeviceOps (AddN on one device, copies back: bit-identical copies), advances the
-// optimizer's iterations once, and wakes the others; each replica then unpacks its copy (Split +
-// Reshape) and applies the update to its own components on its own thread. Equal inputs and one
-// kernel give bit-identical components.
+// The collectives (ReplicaContext::all_reduce and merge_call; Optimizer::apply_gradients calls
+// both, Note [One update path] in src/optimizers/optimizer.cpp) meet here. Each replica packs its
+// values into one flat buffer per dtype (Reshape + ConcatV2, PyTorch DDP's bucket, TensorFlow's
+// num_packs=1) and deposits them at the strategy's rendezvous under its collective sequence
+// number (the k-th collective of this run()). The last replica to arrive checks that every
+// replica sent the same values with the same shapes, sums each pack with the CrossDeviceOps (AddN
+// on one device, copies back: bit-identical copies), runs the merge function if there is one
+// (the optimizer advances its iterations there), and wakes the others; each replica then unpacks
+// its copy (Split + Reshape) and, in the optimizer, applies the update to its own components on
+// its own thread. Equal inputs and one kernel give bit-identical components.
 //
 // Nothing hangs: a replica that leaves its function (an error, or it returned without the
 // collective the others wait in) is marked finished, and every replica waiting for a collective
@@ -54,13 +58,15 @@ struct ReplicaThread {
   int replica_id;
   ReplicaContext context;
   std::int64_t collectives = 0;  // collectives this replica joined during this run()
+  // Variables this replica created during this run(), by name (create_in_replicas).
+  std::map<std::string, std::int64_t> creations;
 };
 
 // nullptr outside a replica function.
 ReplicaThread* current_replica_thread();
-// The strategy whose scope() is innermost on this thread, or nullptr.
+// The MirroredStrategy whose scope() is innermost on this thread in the cross-replica context,
+// or nullptr (another strategy's scope, a replica function, or no scope).
 const StrategyRuntime* current_scope_strategy();
-void set_current_scope_strategy(const StrategyRuntime* strategy);
 
 // The all-reduce of one optimizer step from replica `replica`: the sum over replicas of each
 // gradient, on this replica's device. `names` identifies the variables (checked equal across
@@ -69,14 +75,6 @@ void set_current_scope_strategy(const StrategyRuntime* strategy);
 std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vector<Tensor>& grads,
                                          const std::vector<std::string>& names,
                                          const std::function<void()>& once);
-
-// The mean of each value over the replicas that contribute, on this replica's device: a collective
-// every replica joins at the same point of its function, in the same order as its apply_gradients
-// calls (it takes a collective sequence number too). A replica with `contributes` false (an empty
-// batch slice) is left out of the mean rather than averaging in NaNs (Note [Keras fit under a
-// MirroredStrategy] in src/keras/distributed_step.cpp).
-std::vector<Tensor> all_reduce_mean(ReplicaThread& replica, const std::vector<Tensor>& values,
-                                    const std::vector<std::string>& names, bool contributes);
 
 // The live strategy of this id, or nullptr once it is destroyed (a model built under a strategy's
 // scope finds its strategy so, and says so when it is gone).
@@ -113,6 +111,16 @@ class StrategyRuntime {
   };
   std::vector<Tensor> exchange(int replica, std::int64_t sequence, Deposit deposit,
                                const std::function<void()>& once);
+
+  // A variable created in a replica function (create_mirrored_variable): the k-th variable of a
+  // name that each replica creates in this run() is one variable, made by `create` on the first
+  // replica to ask for it, from its initial value; the others wait for it and return the same
+  // (TensorFlow's replicas share the variables their function creates). Not a collective: a
+  // replica that has it already (a layer built once) never asks.
+  using VariableFactory =
+      std::function<Variable(const Tensor& initial_value, const VariableOptions& options)>;
+  Variable create_in_replicas(ReplicaThread& replica, const Tensor& initial_value,
+                              const VariableOptions& options, const VariableFactory& create);
 
  private:
   struct Collective {
@@ -152,6 +160,17 @@ class StrategyRuntime {
   std::vector<std::int64_t> joined_;  // per replica: collectives deposited this run
   std::vector<bool> finished_;        // per replica: left its function this run
   std::map<std::int64_t, Collective> collectives_;
+
+  // create_in_replicas' variables of this run(), by name and occurrence.
+  struct Creation {
+    bool started = false;
+    bool done = false;
+    Variable result;
+    std::exception_ptr error;
+  };
+  std::mutex creations_mutex_;
+  std::condition_variable creations_cv_;
+  std::map<std::pair<std::string, std::int64_t>, Creation> creations_;
 };
 
 }  // namespace eagle::distribute::detail

@@ -13,6 +13,7 @@
 #include "eagle/gradient_tape.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
+#include "python_repr.hpp"
 #include "variables/variable_state.hpp"
 
 namespace eagle::keras {
@@ -33,12 +34,12 @@ namespace eagle::keras {
 //   - the metrics and the loss tracker are updated on the calling thread from every replica's
 //     slice and predictions, so they count every example once (the progress bar prints what one
 //     device would print);
-//   - BatchNormalization: each replica normalizes with its own slice's statistics, and the moving
-//     statistics move by the mean over the replicas (a collective in the forward pass), equal to
-//     TensorFlow's MEAN aggregation of its per-replica moving statistics, since the moving average
-//     is linear; a replica with an empty slice is left out. With equal slices the moving mean is a
-//     single-device run's; the moving variance and the normalization are per-replica, as in
-//     TensorFlow (no SyncBatchNormalization);
+//   - BatchNormalization: each replica normalizes with its own slice's statistics, and assigns
+//     its moving statistics, whose MEAN aggregation (TensorFlow's) writes the mean over the
+//     replicas to every component (a collective in the forward pass; a replica with an empty
+//     slice assigns them unchanged). With equal slices the moving mean is a single-device run's;
+//     the moving variance and the normalization are per-replica, as in TensorFlow (no
+//     SyncBatchNormalization);
 //   - Dropout: each replica draws its own masks (a seeded layer: seeds per replica);
 //   - predict: the replicas' outputs concatenated in replica order on replica 0's device.
 // A model not yet built is built under the strategy's scope on the calling thread (one forward
@@ -51,15 +52,11 @@ using distribute::MirroredStrategy;
 using distribute::PerReplica;
 
 std::uint64_t strategy_id_of(const Variable& v) {
-  return detail::VariableAccess::handle(v)->mirrored->strategy_id;
+  return detail::VariableAccess::handle(v)->distributed->owner();
 }
 
 std::string describe(const MirroredStrategy& strategy) {
-  std::string devices;
-  for (const std::string& d : strategy.devices())
-    devices += (devices.empty() ? "'" : ", '") + d + "'";
-  return fmt::format("MirroredStrategy with devices ({}{})", devices,
-                     strategy.devices().size() == 1 ? "," : "");
+  return "MirroredStrategy with devices " + eagle::detail::tuple_repr(strategy.devices());
 }
 
 // The replica's share of the global batch's mean loss.
@@ -109,7 +106,7 @@ ReplicaTotals totals_of(const MirroredStrategy& strategy,
 
 void check_weights_in_scope(const Model& model, const MirroredStrategy& strategy) {
   for (const Variable& v : model.weights()) {
-    if (v.is_mirrored() && strategy_id_of(v) == strategy.id()) continue;
+    if (strategy.extended().variable_created_in_scope(v)) continue;
     throw InvalidArgumentError(fmt::format(
         "Variable ({}) was not created in the distribution strategy scope of ({}). It is most "
         "likely because some layers, model, or optimizer was being created outside the "

@@ -73,8 +73,10 @@ Tensor Layer::operator()(const Tensor& inputs, bool training) {
 }
 
 Variable Layer::add_weight(const std::string& name, const Shape& shape,
-                           const initializers::Initializer& initializer, bool trainable) {
-  Variable v(initializer(shape, kFloat32), {name_ + "/" + name, trainable});
+                           const initializers::Initializer& initializer, bool trainable,
+                           VariableAggregation aggregation) {
+  Variable v(initializer(shape, kFloat32),
+             {name_ + "/" + name, trainable, VariableSynchronization::kAuto, aggregation});
   weights_.push_back(v);
   weight_trainable_.push_back(trainable);
   return v;

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "eagle/distribute/mirrored_strategy.hpp"
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/ops.hpp"
@@ -131,7 +131,8 @@ Tensor Dropout::call(const Tensor& inputs, bool training) {
   if (!training || rate_ == 0) return inputs;
   // A seeded layer draws a new mask at each call, the same sequence in every run.
   std::optional<std::uint64_t> seed;
-  if (const distribute::ReplicaContext* replica = distribute::get_replica_context()) {
+  const distribute::ReplicaContext* replica = distribute::get_replica_context();
+  if (replica != nullptr && distribute::has_strategy()) {
     // The replicas call the layer at once: a count per replica, and a seed per replica.
     const int r = replica->replica_id_in_sync_group();
     std::uint64_t call_index = 0;

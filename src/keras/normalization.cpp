@@ -6,8 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "distribute/strategy_runtime.hpp"
-#include "eagle/distribute/mirrored_strategy.hpp"
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_normalization.hpp"
@@ -34,9 +33,13 @@ void BatchNormalization::build(const TensorShape& input_shape) {
   const Shape param{*input_shape.back()};
   if (options_.scale) gamma_ = add_weight("gamma", param, options_.gamma_initializer.get());
   if (options_.center) beta_ = add_weight("beta", param, options_.beta_initializer.get());
-  moving_mean_ = add_weight("moving_mean", param, options_.moving_mean_initializer.get(), false);
+  // TensorFlow's moving statistics: aggregation MEAN, so that under a strategy the replicas'
+  // assignments average (update_moving_statistics).
+  moving_mean_ = add_weight("moving_mean", param, options_.moving_mean_initializer.get(), false,
+                            VariableAggregation::kMean);
   moving_variance_ =
-      add_weight("moving_variance", param, options_.moving_variance_initializer.get(), false);
+      add_weight("moving_variance", param, options_.moving_variance_initializer.get(), false,
+                 VariableAggregation::kMean);
   set_input_spec({1, {{-1, *input_shape.back()}}});
   set_built();
 }
@@ -53,7 +56,7 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
     const nn::FusedBatchNorm out =
         nn::fused_batch_norm(x, gamma, beta, moving_mean_, moving_variance_, options_.epsilon,
                              1.0 - options_.momentum, training);
-    if (training) update_moving_statistics(out.batch_mean, out.batch_variance, x.shape()[0]);
+    if (training) update_moving_statistics(out.batch_mean, out.batch_variance, x.shape()[0] > 0);
     return out.y;
   }
   if (!training) {
@@ -64,7 +67,7 @@ Tensor BatchNormalization::call(const Tensor& inputs, bool training) {
   std::iota(axes.begin(), axes.end(), 0);
   const nn::Moments m = nn::moments(x, axes);
   update_moving_statistics(moved(moving_mean_, m.mean), moved(moving_variance_, m.variance),
-                           x.shape()[0]);
+                           x.shape()[0] > 0);
   return nn::batch_normalization(x, m.mean, m.variance, beta, gamma, options_.epsilon);
 }
 
@@ -84,9 +87,9 @@ Tensor BatchNormalization::call_synchronized(const Tensor& x, const Tensor& gamm
   }
   const Tensor mean = sums[0] / sums[2];
   const Tensor variance = maximum(sums[1] / sums[2] - square(mean), zeros({channels}));
-  // Equal on every replica (the all-reduced sums are bit-identical copies): no second collective.
-  update_moving_statistics(moved(moving_mean_, mean), moved(moving_variance_, variance), count,
-                           /*same_on_every_replica=*/true);
+  // The global batch's statistics, equal on every replica (bit-identical all-reduced sums), even on
+  // a replica whose own slice is empty.
+  update_moving_statistics(moved(moving_mean_, mean), moved(moving_variance_, variance), true);
   return nn::batch_normalization(x, mean, variance, beta, gamma, options_.epsilon);
 }
 
@@ -96,25 +99,16 @@ Tensor BatchNormalization::moved(const Variable& moving, const Tensor& batch) co
 }
 
 void BatchNormalization::update_moving_statistics(const Tensor& mean, const Tensor& variance,
-                                                  std::int64_t batch, bool same_on_every_replica) {
-  // Assignments have no gradient: a recording tape keeps nothing for them.
-  distribute::detail::ReplicaThread* replica = distribute::detail::current_replica_thread();
-  if (replica == nullptr || !moving_mean_.is_mirrored()) {
-    moving_mean_.assign(mean);
-    moving_variance_.assign(variance);
+                                                  bool has_batch) {
+  // Assignments have no gradient: a recording tape keeps nothing for them. The variables'
+  // aggregation does the rest (Note [Distributed variables] in src/variables/variable_state.hpp).
+  if (!has_batch) {
+    moving_mean_.assign(moving_mean_.read_value());
+    moving_variance_.assign(moving_variance_.read_value());
     return;
   }
-  // In a mirrored model's replica: the mean over the replicas of their new statistics, the same
-  // on every component (Note [Keras fit under a MirroredStrategy]). replica_id indexes this
-  // process's components (under a MultiWorkerMirroredStrategy the context's id is global).
-  const std::vector<Tensor> averaged =
-      same_on_every_replica ? std::vector<Tensor>{mean, variance}
-                            : distribute::detail::all_reduce_mean(
-                                  *replica, {mean, variance},
-                                  {moving_mean_.name(), moving_variance_.name()}, batch > 0);
-  const auto r = static_cast<std::size_t>(replica->replica_id);
-  moving_mean_.components()[r].assign(averaged[0]);
-  moving_variance_.components()[r].assign(averaged[1]);
+  moving_mean_.assign(mean);
+  moving_variance_.assign(variance);
 }
 
 SyncBatchNormalization::SyncBatchNormalization(BatchNormalizationOptions options)

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "distribute/strategy_runtime.hpp"
 #include "eagle/config.hpp"
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/gradient_tape.hpp"
 #include "eagle/ops.hpp"
@@ -89,9 +89,7 @@ double Optimizer::learning_rate() const { return learning_rate_.at(iterations())
 
 std::uint64_t Optimizer::slot_key(const Variable& variable) {
   // A mirrored variable's slots are found from any replica: keyed by its first component.
-  const auto& handle = detail::VariableAccess::handle(variable);
-  if (handle && handle->mirrored) return handle->mirrored->components.front()->buffer.id();
-  return variable.id();
+  return detail::primary_id(variable);
 }
 
 const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
@@ -99,29 +97,17 @@ const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
   if (it != slots_.end()) return it->second;
   std::vector<Variable> slots;
   const std::string base = variable.name().substr(0, variable.name().rfind(':'));
-  const auto& handle = detail::VariableAccess::handle(variable);
-  if (handle->mirrored) {
-    // Slots of a mirrored variable are mirrored over the same devices, whatever strategy scope
-    // (or none) this step runs under: they cannot end up under another strategy than their
-    // variable (tensorflow#41768).
-    const detail::MirroredComponents& m = *handle->mirrored;
-    for (const std::string& slot : slot_names()) {
-      Tensor initial;
-      {
-        auto scope = device(m.devices.front());
-        initial = fill(variable.shape(), slot_initial_value(slot), variable.dtype());
-      }
-      slots.push_back(detail::make_mirrored_variable(
-          initial, VariableOptions{name_ + "/" + base + "/" + slot, false}, m.strategy_id,
-          m.devices));
+  // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under: a
+  // mirrored variable's are mirrored over the same devices by the same strategy, so they cannot
+  // end up under another strategy than their variable (tensorflow#41768).
+  for (const std::string& slot : slot_names()) {
+    Tensor initial;
+    {
+      auto scope = device(variable.device());
+      initial = fill(variable.shape(), slot_initial_value(slot), variable.dtype());
     }
-  } else {
-    // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under.
-    auto scope = device(variable.device());
-    for (const std::string& slot : slot_names()) {
-      slots.emplace_back(fill(variable.shape(), slot_initial_value(slot), variable.dtype()),
-                         VariableOptions{name_ + "/" + base + "/" + slot, false});
-    }
+    slots.push_back(detail::make_variable_like(
+        variable, initial, VariableOptions{name_ + "/" + base + "/" + slot, false}));
   }
   return slots_.emplace(slot_key(variable), std::move(slots)).first->second;
 }
@@ -137,16 +123,39 @@ Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_n
                                          slot_name, variable.name(), name_));
 }
 
+// Note [One update path]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Every step goes the way of Keras's optimizer under tf.distribute (Note [One distribution
+// interface] in src/distribute/strategy.cpp):
+//   1. in a replica function of a strategy, the gradients are summed over the replicas
+//      (ReplicaContext::all_reduce: one pack per dtype), then clipped (Keras clips the sums);
+//   2. each variable is updated through strategy.extended().update(var, fn): a plain variable
+//      once, a mirrored one on this replica's component in a replica function (every replica
+//      applies the same summed gradient to its own copy: the copies stay bit-identical), on
+//      every component in the cross-replica context;
+//   3. iterations() grows by one per step: in a replica function through merge_call, which runs
+//      once when every replica has reached it, after every replica read the step it applies (a
+//      replica running ahead into its next step cannot read a count not yet advanced).
+// The default strategy (no strategy) takes the same path: its all_reduce returns the gradients
+// and update(var, fn) is fn(var).
 void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars) {
-  distribute::detail::ReplicaThread* const replica = distribute::detail::current_replica_thread();
+  const distribute::Strategy& strategy = distribute::get_strategy();
+  const distribute::ReplicaContext* const context = distribute::get_replica_context();
+  // A replica function of a strategy; the default strategy's context is the thread itself.
+  const distribute::ReplicaContext* const replica =
+      context != nullptr && distribute::has_strategy() ? context : nullptr;
   // Check everything before any variable changes.
   std::vector<std::pair<Tensor, Variable>> updates;
   std::vector<std::string> missing;
-  bool any_mirrored = false;
   for (const auto& [grad, var] : grads_and_vars) {
     if (!var.defined()) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-    if (replica != nullptr) check_replica_variable(*replica, var);
-    any_mirrored = any_mirrored || var.is_mirrored();
+    if (replica != nullptr && !strategy.extended().variable_created_in_scope(var)) {
+      throw InvalidArgumentError(fmt::format(
+          "apply_gradients in replica {} on {}: variable '{}' was not created under this "
+          "MirroredStrategy's scope(), so its replicas cannot update it in sync. Create it (the "
+          "model) inside `with strategy.scope()`: auto scope = strategy.scope();",
+          replica->local_replica_id(), replica->device(), var.name()));
+    }
     if (!grad || !grad->defined()) {
       missing.push_back(var.name());
       continue;
@@ -176,53 +185,78 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
     throw InvalidArgumentError(
         fmt::format("No gradients provided for any variable: {}.", names_of(missing)));
   }
-  if (!missing.empty() && (replica == nullptr || replica->replica_id == 0)) {
+  if (!missing.empty() && (replica == nullptr || replica->local_replica_id() == 0)) {
     runtime::emit_log(debugging::LogLevel::kWarning,
                       fmt::format("Gradients do not exist for variables {} when minimizing the "
                                   "loss. If you're using `model.compile()`, did you forget to "
                                   "provide a `loss` argument?",
                                   names_of(missing)));
   }
-  if (replica != nullptr) {
-    apply_in_replica(*replica, updates);
+  if (replica == nullptr) {
+    // One thread: the step holds the lock throughout.
+    clip_gradients(updates);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double lr = learning_rate_.at(iterations_);
+    const std::int64_t step = iterations_ + 1;
+    for (const auto& [g, v] : updates) apply_update(strategy, v, slots_for(v), g, lr, step);
+    ++iterations_;
     return;
   }
-  clip_gradients(updates);
-  std::lock_guard<std::mutex> lock(mutex_);
-  const double lr = learning_rate_.at(iterations_);
-  const std::int64_t step = iterations_ + 1;
-  for (const auto& [g, v] : updates) {
-    if (!any_mirrored || !v.is_mirrored()) {
-      apply_one(v, slots_for(v), g, lr, step);
-      continue;
-    }
-    // Outside a replica function: the same update on every component.
-    const std::vector<Variable> components = v.components();
-    const std::vector<Variable>& slots = slots_for(v);
-    for (std::size_t i = 0; i < components.size(); ++i) {
-      std::vector<Variable> component_slots;
-      for (const Variable& s : slots) component_slots.push_back(s.components()[i]);
-      const Variable& component = components[i];
-      Tensor local = g;
-      if (g.device() != component.device()) {
-        auto scope = device(component.device());
-        local = identity(g);
-      }
-      apply_one(component, component_slots, local, lr, step);
-    }
+  // Read before the collectives: every replica applies the same step.
+  std::int64_t iterations = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    iterations = iterations_;
   }
-  ++iterations_;
+  const double lr = learning_rate_.at(iterations);
+  const std::int64_t step = iterations + 1;
+  std::vector<Tensor> grads;
+  std::vector<std::string> names;
+  grads.reserve(updates.size());
+  names.reserve(updates.size());
+  for (const auto& [g, v] : updates) {
+    grads.push_back(g);
+    names.push_back(v.name());
+  }
+  const std::vector<Tensor> summed = replica->all_reduce(distribute::ReduceOp::kSum, grads, names);
+  for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = summed[i];
+  clip_gradients(updates);
+  replica->merge_call([this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++iterations_;
+  });
+  for (const auto& [g, v] : updates) {
+    std::vector<Variable> slots;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      slots = slots_for(v);
+    }
+    apply_update(strategy, v, slots, g, lr, step);
+  }
 }
 
-void Optimizer::check_replica_variable(const distribute::detail::ReplicaThread& replica,
-                                       const Variable& var) {
-  const auto& handle = detail::VariableAccess::handle(var);
-  if (handle->mirrored && handle->mirrored->strategy_id == replica.runtime->id()) return;
-  throw InvalidArgumentError(fmt::format(
-      "apply_gradients in replica {} on {}: variable '{}' was not created under this "
-      "MirroredStrategy's scope(), so its replicas cannot update it in sync. Create it (the model) "
-      "inside `with strategy.scope()`: auto scope = strategy.scope();",
-      replica.replica_id, replica.context.device(), var.name()));
+void Optimizer::apply_update(const distribute::Strategy& strategy, const Variable& variable,
+                             const std::vector<Variable>& slots, const Tensor& gradient,
+                             double learning_rate, std::int64_t step) {
+  if (!variable.is_mirrored()) {
+    strategy.extended().update(variable, [&](const Variable& target) {
+      apply_one(target, slots, gradient, learning_rate, step);
+    });
+    return;
+  }
+  // A mirrored variable's slots are mirrored over the same devices: the target component's
+  // index picks theirs.
+  const std::vector<Variable> components = variable.components();
+  strategy.extended().update(variable, [&](const Variable& target) {
+    std::size_t index = 0;
+    while (index < components.size() && components[index].id() != target.id()) ++index;
+    std::vector<Variable> target_slots;
+    target_slots.reserve(slots.size());
+    for (const Variable& s : slots) target_slots.push_back(s.components().at(index));
+    // update() runs fn under a scope of the target's device: the gradient is copied there.
+    const Tensor local = gradient.device() == target.device() ? gradient : identity(gradient);
+    apply_one(target, target_slots, local, learning_rate, step);
+  });
 }
 
 void Optimizer::clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates) const {
@@ -245,49 +279,6 @@ void Optimizer::clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates
     for (auto& [g, v] : updates) {
       g = clip_by_value(g, scalar_like(g, -*clip_.clipvalue), scalar_like(g, *clip_.clipvalue));
     }
-  }
-}
-
-// In a replica function (Note [Mirrored variables and the all-reduce rendezvous]): all-reduce the
-// gradients (sum), clip the sums (Keras clips after aggregation), update this replica's
-// components on this thread.
-void Optimizer::apply_in_replica(distribute::detail::ReplicaThread& replica,
-                                 std::vector<std::pair<Tensor, Variable>>& updates) {
-  // Read before the rendezvous, which advances iterations once all replicas have arrived: every
-  // replica sees the same step.
-  std::int64_t iterations = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    iterations = iterations_;
-  }
-  const double lr = learning_rate_.at(iterations);
-  const std::int64_t step = iterations + 1;
-  std::vector<Tensor> grads;
-  std::vector<std::string> names;
-  for (const auto& [g, v] : updates) {
-    grads.push_back(g);
-    names.push_back(v.name());
-  }
-  const std::vector<Tensor> reduced =
-      distribute::detail::all_reduce_gradients(replica, grads, names, [this] {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++iterations_;
-      });
-  for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = reduced[i];
-  clip_gradients(updates);
-  const auto r = static_cast<std::size_t>(replica.replica_id);
-  for (const auto& [g, v] : updates) {
-    std::vector<Variable> component_slots;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (const Variable& s : slots_for(v)) {
-        component_slots.push_back(detail::VariableAccess::wrap(
-            detail::VariableAccess::handle(s)->mirrored->components[r]));
-      }
-    }
-    const Variable component =
-        detail::VariableAccess::wrap(detail::VariableAccess::handle(v)->mirrored->components[r]);
-    apply_one(component, component_slots, g, lr, step);
   }
 }
 

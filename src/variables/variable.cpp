@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 
 #include "autodiff/tape.hpp"
-#include "distribute/collective_all_reduce.hpp"
-#include "distribute/strategy_runtime.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
@@ -17,6 +15,7 @@
 #include "runtime/dispatcher.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
+#include "variables/variable_creator_stack.hpp"
 #include "variables/variable_state.hpp"
 
 namespace eagle {
@@ -58,11 +57,13 @@ void check_update(OpId op, const detail::VariableState& state, const Tensor& val
                                      buffer.shape().to_string(), value.shape().to_string()));
 }
 
-std::shared_ptr<detail::VariableState> make_state(const Tensor& initial_value, std::string name,
-                                                  bool trainable) {
+std::shared_ptr<detail::VariableState> make_state(const Tensor& initial_value,
+                                                  const VariableOptions& options) {
   auto state = std::make_shared<detail::VariableState>();
-  state->name = std::move(name);
-  state->trainable = trainable;
+  state->name = options.name;
+  state->trainable = options.trainable;
+  state->synchronization = options.synchronization;
+  state->aggregation = options.aggregation;
   const TensorSpec spec{initial_value.shape(), initial_value.dtype()};
   state->buffer =
       runtime::execute1(OpCall{OpId::kVarHandleOp, initial_value.dtype(), nullptr, 0, &spec, 1});
@@ -70,83 +71,79 @@ std::shared_ptr<detail::VariableState> make_state(const Tensor& initial_value, s
   return state;
 }
 
-// Component i of a mirrored variable in replica i's function; component 0 elsewhere.
-const std::shared_ptr<detail::VariableState>& resolve_component(
-    const detail::VariableState& proxy) {
-  const detail::MirroredComponents& m = *proxy.mirrored;
-  const distribute::detail::ReplicaThread* replica = distribute::detail::current_replica_thread();
-  if (replica == nullptr) return m.components.front();
-  if (replica->runtime->id() != m.strategy_id) {
-    throw InvalidArgumentError(fmt::format(
-        "Variable '{}:0' is mirrored by another MirroredStrategy than the one running this "
-        "replica function (replica {} on {})",
-        proxy.name, replica->replica_id, replica->context.device()));
-  }
-  return m.components[static_cast<std::size_t>(replica->replica_id)];
+const std::shared_ptr<detail::VariableState>& checked_handle(
+    const std::shared_ptr<detail::VariableState>& handle) {
+  if (!handle) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+  return handle;
 }
 
-// What an assignment writes: the variable, or every component of a mirrored one outside a
-// replica function. Inside one, a mirrored variable's assignment would make its components
-// differ: TensorFlow's error (it would need an aggregation, which eagle's optimizers do).
-std::vector<const detail::VariableState*> update_targets(
-    const Variable& v, const std::shared_ptr<detail::VariableState>& handle) {
-  if (!handle) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-  if (!handle->mirrored) return {handle.get()};
-  if (const auto* replica = distribute::detail::current_replica_thread()) {
-    throw InvalidArgumentError(fmt::format(
-        "You must specify an aggregation method to update a MirroredVariable in Replica Context: "
-        "variable '{}' is mirrored, and assigning it in replica {} alone would make its "
-        "components differ. Update it outside strategy.run, or with an optimizer's "
-        "apply_gradients",
-        v.name(), replica->replica_id));
+// An assignment through the handle: checked against the calling thread's component first, then
+// written where the policy says (every component, or this replica's with the replicas' values
+// combined), each target checked before any is written: a failed update changes nothing.
+void assign_through(const std::shared_ptr<detail::VariableState>& handle, OpId op,
+                    const Tensor& value) {
+  checked_handle(handle);
+  if (!handle->distributed) {
+    check_update(op, *handle, value);
+    std::unique_lock<std::shared_mutex> lock(handle->mutex);
+    run_on_buffer(op, *handle, &value);
+    return;
   }
-  std::vector<const detail::VariableState*> out;
-  for (const auto& c : handle->mirrored->components) out.push_back(c.get());
-  return out;
+  check_update(op, *handle->distributed->resolve(*handle), value);
+  const auto targets = handle->distributed->assignment(*handle, value, runtime::op_name(op).data());
+  for (const auto& [state, target_value] : targets) check_update(op, *state, target_value);
+  for (const auto& [state, target_value] : targets) {
+    std::unique_lock<std::shared_mutex> lock(state->mutex);
+    run_on_buffer(op, *state, &target_value);
+  }
 }
 
 }  // namespace
 
 namespace detail {
 
-Variable make_mirrored_variable(const Tensor& initial_value, VariableOptions options,
-                                std::uint64_t strategy_id,
-                                const std::vector<std::string>& devices) {
-  auto mirrored = std::make_shared<MirroredComponents>();
-  mirrored->strategy_id = strategy_id;
-  mirrored->devices = devices;
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    // TensorFlow's names: the first component keeps the name, the others add /replica_<i>.
-    std::string name = i == 0 ? options.name : fmt::format("{}/replica_{}", options.name, i);
-    auto scope = device(devices[i]);
-    mirrored->components.push_back(make_state(initial_value, std::move(name), options.trainable));
-  }
+Variable make_plain_variable(const Tensor& initial_value, const VariableOptions& options) {
+  ops::check_defined(initial_value, OpId::kVarHandleOp);
+  return VariableAccess::wrap(make_state(initial_value, options));
+}
+
+Variable make_distributed_variable(const VariableOptions& options,
+                                   std::shared_ptr<const DistributedVariablePolicy> policy) {
   auto proxy = std::make_shared<VariableState>();
-  proxy->name = std::move(options.name);
+  proxy->name = options.name;
   proxy->trainable = options.trainable;
-  proxy->mirrored = std::move(mirrored);
+  proxy->synchronization = options.synchronization;
+  proxy->aggregation = options.aggregation;
+  proxy->distributed = std::move(policy);
   return VariableAccess::wrap(std::move(proxy));
+}
+
+Variable make_variable_like(const Variable& reference, const Tensor& initial_value,
+                            const VariableOptions& options) {
+  const auto& handle = checked_handle(VariableAccess::handle(reference));
+  if (handle->distributed) return handle->distributed->create_like(initial_value, options);
+  auto scope = device(reference.device());
+  return make_plain_variable(initial_value, options);
+}
+
+std::uint64_t primary_id(const Variable& v) {
+  const auto& handle = checked_handle(VariableAccess::handle(v));
+  if (handle->distributed) return handle->distributed->components().front()->buffer.id();
+  return handle->buffer.id();
 }
 
 }  // namespace detail
 
 Variable::Variable(const Tensor& initial_value, VariableOptions options) {
   ops::check_defined(initial_value, OpId::kVarHandleOp);
-  // Under a strategy's scope, and not in a replica function (whose threads have no scope open).
-  if (const distribute::detail::StrategyRuntime* strategy =
-          distribute::detail::current_scope_strategy()) {
-    // A MultiWorkerMirroredStrategy's variables start as worker 0's (Note
-    // [MultiWorkerMirroredStrategy over MPI]).
-    const Tensor initial =
-        strategy->workers() == nullptr
-            ? initial_value
-            : distribute::detail::broadcast_from_chief(*strategy->workers(), initial_value,
-                                                       fmt::format("variable '{}'", options.name));
-    state_ = detail::VariableAccess::handle(detail::make_mirrored_variable(
-        initial, std::move(options), strategy->id(), strategy->devices()));
+  if (detail::has_variable_creators()) {
+    state_ = detail::VariableAccess::handle(detail::create_through_creators(
+        initial_value, options, [](const Tensor& init, const VariableOptions& o) {
+          return detail::make_plain_variable(init, o);
+        }));
     return;
   }
-  state_ = make_state(initial_value, std::move(options.name), options.trainable);
+  state_ = make_state(initial_value, options);
 }
 
 Variable::Variable(const TensorData& initial_value, VariableOptions options)
@@ -154,17 +151,23 @@ Variable::Variable(const TensorData& initial_value, VariableOptions options)
 
 const std::shared_ptr<detail::VariableState>& Variable::resolved() const {
   if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-  if (!state_->mirrored) return state_;
-  return resolve_component(*state_);
+  if (!state_->distributed) return state_;
+  return state_->distributed->resolve(*state_);
 }
 
-bool Variable::is_mirrored() const { return state_ && state_->mirrored; }
+bool Variable::is_mirrored() const { return state_ && state_->distributed; }
+
+VariableAggregation Variable::aggregation() const { return checked_handle(state_)->aggregation; }
+
+VariableSynchronization Variable::synchronization() const {
+  return checked_handle(state_)->synchronization;
+}
 
 std::vector<Variable> Variable::components() const {
   resolved();  // an undefined variable's error
-  if (!state_->mirrored) return {*this};
+  if (!state_->distributed) return {*this};
   std::vector<Variable> out;
-  for (const auto& c : state_->mirrored->components) out.push_back(Variable(c));
+  for (const auto& c : state_->distributed->components()) out.push_back(Variable(c));
   return out;
 }
 
@@ -183,47 +186,23 @@ Tensor Variable::read_value() const {
 }
 
 const Variable& Variable::assign(const Tensor& value) const {
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    check_update(OpId::kAssignVariableOp, *s, value);
-  }
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    std::unique_lock<std::shared_mutex> lock(s->mutex);
-    run_on_buffer(OpId::kAssignVariableOp, *s, &value);
-  }
+  assign_through(state_, OpId::kAssignVariableOp, value);
   return *this;
 }
 
 const Variable& Variable::assign_add(const Tensor& delta) const {
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    check_update(OpId::kAssignAddVariableOp, *s, delta);
-  }
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    std::unique_lock<std::shared_mutex> lock(s->mutex);
-    run_on_buffer(OpId::kAssignAddVariableOp, *s, &delta);
-  }
+  assign_through(state_, OpId::kAssignAddVariableOp, delta);
   return *this;
 }
 
 const Variable& Variable::assign_sub(const Tensor& delta) const {
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    check_update(OpId::kAssignSubVariableOp, *s, delta);
-  }
-  for (const detail::VariableState* s : update_targets(*this, state_)) {
-    std::unique_lock<std::shared_mutex> lock(s->mutex);
-    run_on_buffer(OpId::kAssignSubVariableOp, *s, &delta);
-  }
+  assign_through(state_, OpId::kAssignSubVariableOp, delta);
   return *this;
 }
 
-// A mirrored variable's name is its first component's, as TensorFlow's MirroredVariable.name.
-std::string Variable::name() const {
-  if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-  return state_->name + ":0";
-}
-bool Variable::trainable() const {
-  if (!state_) throw InvalidArgumentError("Use of an undefined eagle::Variable");
-  return state_->trainable;
-}
+// A distributed variable's name is its first component's, as TensorFlow's MirroredVariable.name.
+std::string Variable::name() const { return checked_handle(state_)->name + ":0"; }
+bool Variable::trainable() const { return checked_handle(state_)->trainable; }
 DType Variable::dtype() const { return state().buffer.dtype(); }
 const Shape& Variable::shape() const { return state().buffer.shape(); }
 const std::string& Variable::device() const { return state().buffer.device(); }
@@ -234,7 +213,7 @@ std::string to_string(const Variable& v) {
   if (v.is_mirrored()) {
     // TensorFlow's DistributedValues repr.
     const std::vector<Variable> components = v.components();
-    std::string out = "MirroredVariable:{\n";
+    std::string out = std::string(detail::VariableAccess::handle(v)->distributed->kind()) + ":{\n";
     for (std::size_t i = 0; i < components.size(); ++i) {
       out += fmt::format("  {}: {}{}\n", i, to_string(components[i]),
                          i + 1 < components.size() ? "," : "");

@@ -86,9 +86,11 @@ class Layer {
   Layer(const Layer&) = default;
   Layer& operator=(const Layer&) = default;
 
-  // A weight named "<layer>/<name>:0" of float32, made under the current device scope.
+  // A weight named "<layer>/<name>:0" of float32, made under the current device scope (and the
+  // strategy's, when one is open: `aggregation` says how the replicas' assignments combine).
   Variable add_weight(const std::string& name, const Shape& shape,
-                      const initializers::Initializer& initializer, bool trainable = true);
+                      const initializers::Initializer& initializer, bool trainable = true,
+                      VariableAggregation aggregation = VariableAggregation::kNone);
   // Keras's InputSpec: the least rank accepted, and fixed sizes of some axes (negative from the
   // end).
   struct InputSpec {

@@ -55,11 +55,11 @@ class BatchNormalization : public Layer {
   Tensor call_synchronized(const Tensor& x, const Tensor& gamma, const Tensor& beta);
   // Keras 2's moving average of one statistic toward the batch's.
   Tensor moved(const Variable& moving, const Tensor& batch) const;
-  // Assigns the new moving statistics; in a mirrored model's replica, to its own components, their
-  // mean over the replicas (each replica's own batch statistics, TensorFlow's MEAN aggregation of
-  // the moving statistics) unless they are the same on every replica already (synchronized).
-  void update_moving_statistics(const Tensor& mean, const Tensor& variance, std::int64_t batch,
-                                bool same_on_every_replica = false);
+  // Assigns the new moving statistics. They are created with TensorFlow's MEAN aggregation, so in
+  // a mirrored model's replica the assignment writes the mean over the replicas of what each
+  // assigns (its own batch's statistics) to every component. A replica whose batch slice is empty
+  // (`has_batch` false: its statistics are NaN) assigns them unchanged.
+  void update_moving_statistics(const Tensor& mean, const Tensor& variance, bool has_batch);
 
   BatchNormalizationOptions options_;
   Variable gamma_, beta_, moving_mean_, moving_variance_;
