@@ -1,6 +1,6 @@
 // Keras fit, evaluate, predict and train_on_batch of a model built under a MirroredStrategy's
-// scope (Note [Keras fit under a MirroredStrategy]): the same weights, History, bars and outputs
-// as one device with the same global batch, identical components, uneven and empty slices,
+// scope (Note [One training step] in src/keras/trainer.cpp): the same weights, History, bars and
+// outputs as one device with the same global batch, identical components, uneven and empty slices,
 // BatchNormalization's moving statistics, Dropout, and the errors. Every TEST_CASE configures its
 // devices in its own process (tests/fresh_runtime.hpp).
 #include <catch2/catch.hpp>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "custom_train_step_model.hpp"
 #include "eagle/eagle.hpp"
 #include "fresh_runtime.hpp"
 #include "keras_test_support.hpp"
@@ -256,6 +257,77 @@ TEST_CASE("keras fit under MirroredStrategy on logical CPUs equals one CPU") {
   const Data images = make_data(24, {8, 8, 1}, 5);
   check_fit_equivalence({"CPU:0", "CPU:1"}, "/CPU:0", dense_model, dense, 10);
   check_fit_equivalence({"CPU:0", "CPU:1"}, "/CPU:0", conv_model, images, 8);
+}
+
+TEST_CASE("keras: an overridden train_step trains alike with no strategy and a MirroredStrategy") {
+  EAGLE_FRESH_RUNTIME("2");
+  const Data data = make_data(40, {8}, 4);
+  const auto make = [] {
+    layers::DenseOptions first;
+    first.input_shape = keras::TensorShape{8};
+    return std::make_shared<eagle_test::ClippedL2Sequential>(
+        std::vector<std::shared_ptr<keras::Layer>>{
+            std::make_shared<layers::Dense>(16, "relu", first),
+            std::make_shared<layers::Dense>(4, "softmax")},
+        /*l2=*/0.01f, /*clip=*/0.02f);
+  };
+  keras::backend::clear_session();
+  const auto one = make();
+  const std::vector<Tensor> initial = one->get_weights();
+  one->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
+  const Run want = train(*one, data, 10);
+
+  MirroredStrategy strategy({"GPU:0", "GPU:1"});
+  std::shared_ptr<eagle_test::ClippedL2Sequential> mirrored;
+  {
+    auto scope = strategy.scope();
+    mirrored = make();
+    mirrored->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
+  }
+  mirrored->set_weights(initial);
+  const Run got = train(*mirrored, data, 10);
+  REQUIRE(got.weights.size() == want.weights.size());
+  for (std::size_t i = 0; i < got.weights.size(); ++i) {
+    INFO("weight " << i);
+    CHECK(relative_difference(got.weights[i], want.weights[i]) <= 1e-5);
+  }
+  for (const Variable& v : mirrored->weights()) CHECK(components_identical(v));
+  // The override ran: the penalty is in the loss, and the clip held the first step's update.
+  const auto& h = got.history.history;
+  const auto& w = want.history.history;
+  for (std::size_t e = 0; e < 2; ++e) {
+    CHECK(std::abs(h.at("loss")[e] - w.at("loss")[e]) <= 1e-5 * std::abs(w.at("loss")[e]));
+  }
+  CHECK(got.fit_text == want.fit_text);
+
+  // The override is what ran: the trained loss has the penalty (the test loss has not), and with
+  // SGD at learning rate 1 no weight moves by more than the clip, the largest by exactly it.
+  keras::backend::clear_session();
+  const auto plain = make();
+  plain->set_weights(initial);
+  plain->compile(std::make_shared<eagle::optimizers::SGD>(eagle::optimizers::SGDOptions{1.0}),
+                 "sparse_categorical_crossentropy");
+  const Tensor x = data.x[eagle::Slice{0, 10}];
+  const Tensor y = data.y[eagle::Slice{0, 10}];
+  const double data_loss = plain->test_on_batch(x, y)[0];
+  double penalty = 0;
+  for (const Tensor& w : initial) {
+    if (w.rank() == 2) {
+      for (const float v : values(w)) penalty += 0.01 * static_cast<double>(v) * v;
+    }
+  }
+  const double trained_loss = plain->train_on_batch(x, y)[0];
+  CHECK(std::abs(trained_loss - (data_loss + penalty)) <= 1e-5 * (data_loss + penalty));
+  double largest_move = 0;
+  const std::vector<Tensor> after = plain->get_weights();
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    const std::vector<float> a = values(after[i]);
+    const std::vector<float> b = values(initial[i]);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      largest_move = std::max(largest_move, std::abs(static_cast<double>(a[k]) - b[k]));
+    }
+  }
+  CHECK(largest_move == Approx(0.02).epsilon(1e-4));
 }
 
 TEST_CASE("keras train_on_batch under MirroredStrategy: uneven and empty replica slices") {

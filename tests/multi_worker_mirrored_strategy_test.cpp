@@ -25,6 +25,7 @@
 #endif
 
 #include "captured_log.hpp"
+#include "custom_train_step_model.hpp"
 #include "eagle/eagle.hpp"
 #include "equivalence_mlp.hpp"
 #include "keras_test_support.hpp"
@@ -441,4 +442,60 @@ TEST_CASE("multi-worker keras fit equals one process and prints on the chief onl
   CHECK(got.evaluated[1] == want.evaluated[1]);
   CHECK(got.predicted.shape() == want.predicted.shape());
   CHECK(relative_difference(values(got.predicted), values(want.predicted)) <= 1e-5);
+}
+
+TEST_CASE("multi-worker custom train_step equals one process") {
+  launched_workers();
+  std::mt19937 rng(7);
+  const std::int64_t n = 40;
+  const Tensor x = eagle::constant(random_values(static_cast<std::size_t>(n * kInputs), rng, 1.0f),
+                                   {n, kInputs});
+  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(n));
+  for (auto& l : labels) l = cls(rng);
+  const Tensor y = eagle::constant(labels);
+  const auto make = [] {
+    layers::DenseOptions first;
+    first.input_shape = keras::TensorShape{kInputs};
+    return std::make_shared<eagle_test::ClippedL2Sequential>(
+        std::vector<std::shared_ptr<keras::Layer>>{
+            std::make_shared<layers::Dense>(16, "relu", first),
+            std::make_shared<layers::Dense>(kClasses, "softmax")},
+        /*l2=*/0.01f, /*clip=*/0.02f);
+  };
+  const auto adam = [] {
+    return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
+  };
+  keras::backend::clear_session();
+  const auto one = make();
+  std::vector<Tensor> initial;
+  for (const Tensor& w : one->get_weights()) {
+    initial.push_back(eagle::constant(
+        random_values(static_cast<std::size_t>(w.shape().num_elements()), rng, 0.3f), w.shape()));
+  }
+  one->set_weights(initial);
+  one->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
+  const FitRun want = fit(*one, x, y);
+
+  const MultiWorkerMirroredStrategy strategy;
+  std::shared_ptr<eagle_test::ClippedL2Sequential> model;
+  {
+    auto scope = strategy.scope();
+    model = make();
+    model->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
+  }
+  model->set_weights(initial);
+  const FitRun got = fit(*model, x, y);
+  INFO("worker " << strategy.task_id());
+  REQUIRE(got.weights.size() == want.weights.size());
+  for (std::size_t i = 0; i < got.weights.size(); ++i) {
+    INFO("weight " << i);
+    CHECK(relative_difference(got.weights[i], want.weights[i]) <= 1e-5);
+  }
+  check_same_on_every_worker(got.weights);
+  const auto& h = got.history.history;
+  const auto& w = want.history.history;
+  for (std::size_t e = 0; e < 2; ++e) {
+    CHECK(std::abs(h.at("loss")[e] - w.at("loss")[e]) <= 1e-5 * std::abs(w.at("loss")[e]));
+  }
 }

@@ -72,7 +72,11 @@ class Optimizer {
   // per step; outside one, the same update is applied to every component of a mirrored
   // variable. A variable that is not the running strategy's is InvalidArgumentError inside a
   // replica function.
-  void apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars);
+  // skip_gradients_aggregation (Keras 2.11's): in a replica function, the gradients are already
+  // the replicas' sum (the caller all-reduced them, to clip the sums in a custom train_step): they
+  // are applied as given.
+  void apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars,
+                       bool skip_gradients_aggregation = false);
   // Records loss() on a tape, differentiates it with respect to `variables` and applies.
   void minimize(const std::function<Tensor()>& loss, const std::vector<Variable>& variables);
 

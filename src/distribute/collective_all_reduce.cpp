@@ -212,10 +212,4 @@ std::vector<Tensor> all_gather_across_workers(WorkerGroup& workers,
   return out;
 }
 
-std::vector<Tensor> gather_replicas(const MirroredStrategy& strategy,
-                                    const std::vector<Tensor>& local) {
-  WorkerGroup* workers = worker_group_of(strategy);
-  return workers == nullptr ? local : all_gather_across_workers(*workers, local);
-}
-
 }  // namespace eagle::distribute::detail

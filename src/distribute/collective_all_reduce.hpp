@@ -63,10 +63,4 @@ Tensor broadcast_from_chief(WorkerGroup& workers, const Tensor& value, const std
 std::vector<Tensor> all_gather_across_workers(WorkerGroup& workers,
                                               const std::vector<Tensor>& values);
 
-// The values of every worker's replicas, in global replica order, given this worker's: host
-// copies gathered from the other workers under a MultiWorkerMirroredStrategy (a collective), the
-// values themselves under any other strategy.
-std::vector<Tensor> gather_replicas(const MirroredStrategy& strategy,
-                                    const std::vector<Tensor>& local);
-
 }  // namespace eagle::distribute::detail

@@ -195,7 +195,19 @@ detail::WorkerGroup* detail::worker_group_of(const MirroredStrategy& strategy) {
 }
 const std::vector<std::string>& MirroredStrategy::devices() const { return runtime_->devices(); }
 CrossDeviceOps& MirroredStrategy::cross_device_ops() const { return runtime_->cross_device_ops(); }
-std::uint64_t MirroredStrategy::id() const { return runtime_->id(); }
+Tensor MirroredStrategy::gather(const PerReplica<Tensor>& value, int axis) const {
+  detail::WorkerGroup* workers = runtime_->workers();
+  if (workers == nullptr) return Strategy::gather(value, axis);
+  if (value.size() != devices().size()) {
+    throw InvalidArgumentError(fmt::format(
+        "MirroredStrategy.gather: the value has {} per-replica components, the strategy {} "
+        "replicas on this worker",
+        value.size(), devices().size()));
+  }
+  // Every worker's replicas in global order (a collective), then the one concatenation.
+  return Strategy::gather(
+      PerReplica<Tensor>(detail::all_gather_across_workers(*workers, value.values())), axis);
+}
 const detail::StrategyRuntime* detail::runtime_of(const MirroredStrategy& strategy) {
   return strategy.runtime_.get();
 }

@@ -2,6 +2,9 @@
 // strategy, StrategyExtended's default implementations and the distributed dataset.
 #include "eagle/distribute/strategy.hpp"
 
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -9,6 +12,8 @@
 #include "eagle/errors.hpp"
 #include "eagle/format.hpp"
 #include "eagle/ops.hpp"
+#include "eagle/scope.hpp"
+#include "variables/variable_state.hpp"
 
 namespace eagle::distribute {
 
@@ -37,6 +42,17 @@ namespace eagle::distribute {
 namespace {
 
 thread_local const Strategy* t_scope_strategy = nullptr;
+
+// The live strategies by id (find_strategy).
+std::atomic<std::uint64_t> g_next_strategy_id{1};
+std::mutex& registry_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::uint64_t, const Strategy*>& registry() {
+  static std::map<std::uint64_t, const Strategy*> strategies;
+  return strategies;
+}
 thread_local const ReplicaContext* t_replica_context = nullptr;
 
 const char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
@@ -166,9 +182,51 @@ Tensor ReplicaContext::all_reduce(ReduceOp op, const Tensor& value) const {
 }
 
 Strategy::Strategy(std::unique_ptr<StrategyExtended> extended)
-    : extended_(extended ? std::move(extended) : std::make_unique<StrategyExtended>(*this)) {}
+    : extended_(extended ? std::move(extended) : std::make_unique<StrategyExtended>(*this)),
+      id_(g_next_strategy_id.fetch_add(1)) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry()[id_] = this;
+}
 
-Strategy::~Strategy() = default;
+Strategy::~Strategy() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  registry().erase(id_);
+}
+
+const Strategy* find_strategy(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  const auto it = registry().find(id);
+  return it == registry().end() ? nullptr : it->second;
+}
+
+std::uint64_t strategy_id_of(const Variable& var) {
+  if (!var.defined()) throw InvalidArgumentError("Use of an undefined eagle::Variable");
+  const auto& handle = eagle::detail::VariableAccess::handle(var);
+  return handle->distributed ? handle->distributed->owner() : 0;
+}
+
+Tensor Strategy::gather(const PerReplica<Tensor>& value, int axis) const {
+  if (value.size() == 0) throw InvalidArgumentError("gather: the value has no replicas");
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const Tensor& v = value[i];
+    if (!v.defined()) {
+      throw InvalidArgumentError(fmt::format("gather: the value of replica {} is undefined", i));
+    }
+    const int rank = v.shape().rank();
+    if (rank == 0 || axis < -rank || axis >= rank) {
+      throw InvalidArgumentError(fmt::format(
+          "gather: axis {} is out of range for the value of replica {}, of shape {} (a scalar "
+          "cannot be gathered)",
+          axis, i, v.shape().to_tuple_string()));
+    }
+  }
+  const std::string scope_spec = current_device_spec();
+  auto scope = device(scope_spec.empty() ? std::string(kCpu0) : scope_spec);
+  std::vector<Tensor> parts;
+  parts.reserve(value.size());
+  for (const Tensor& v : value) parts.push_back(identity(v));
+  return parts.size() == 1 ? parts.front() : concat(parts, axis);
+}
 
 Variable Strategy::create_variable(const NextVariableCreator& next, const Tensor& initial_value,
                                    const VariableOptions& options) const {

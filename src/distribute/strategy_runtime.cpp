@@ -18,18 +18,6 @@ namespace {
 
 thread_local ReplicaThread* t_replica = nullptr;
 
-std::atomic<std::uint64_t> g_next_strategy_id{1};
-
-// The live strategies by id (find_strategy).
-std::mutex& registry_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::map<std::uint64_t, const MirroredStrategy*>& registry() {
-  static std::map<std::uint64_t, const MirroredStrategy*> strategies;
-  return strategies;
-}
-
 // The same error class as `error`, its message prefixed. Errors that are not eagle's travel as
 // they are.
 [[noreturn]] void rethrow_prefixed(const std::exception_ptr& error, const std::string& prefix) {
@@ -65,7 +53,7 @@ StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<s
                                  std::shared_ptr<CrossDeviceOps> cross_device_ops,
                                  std::shared_ptr<WorkerGroup> workers)
     : strategy_(strategy),
-      id_(g_next_strategy_id.fetch_add(1)),
+      id_(strategy.id()),
       devices_(std::move(devices)),
       cross_device_ops_(std::move(cross_device_ops)),
       workers_(std::move(workers)) {
@@ -76,21 +64,9 @@ StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<s
   finished_.assign(n, false);
   threads_.reserve(n);
   for (int r = 0; r < num_replicas(); ++r) threads_.emplace_back([this, r] { worker(r); });
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  registry()[id_] = &strategy_;
-}
-
-const MirroredStrategy* find_strategy(std::uint64_t id) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  const auto it = registry().find(id);
-  return it == registry().end() ? nullptr : it->second;
 }
 
 StrategyRuntime::~StrategyRuntime() {
-  {
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    registry().erase(id_);
-  }
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     stopping_ = true;

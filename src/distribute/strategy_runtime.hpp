@@ -76,10 +76,6 @@ std::vector<Tensor> all_reduce_gradients(ReplicaThread& replica, const std::vect
                                          const std::vector<std::string>& names,
                                          const std::function<void()>& once);
 
-// The live strategy of this id, or nullptr once it is destroyed (a model built under a strategy's
-// scope finds its strategy so, and says so when it is gone).
-const MirroredStrategy* find_strategy(std::uint64_t id);
-
 class StrategyRuntime {
  public:
   // `workers`: the process group of a MultiWorkerMirroredStrategy, else nullptr (one process).

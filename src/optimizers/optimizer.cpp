@@ -138,7 +138,8 @@ Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_n
 //      replica running ahead into its next step cannot read a count not yet advanced).
 // The default strategy (no strategy) takes the same path: its all_reduce returns the gradients
 // and update(var, fn) is fn(var).
-void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars) {
+void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars,
+                                bool skip_gradients_aggregation) {
   const distribute::Strategy& strategy = distribute::get_strategy();
   const distribute::ReplicaContext* const context = distribute::get_replica_context();
   // A replica function of a strategy; the default strategy's context is the thread itself.
@@ -218,7 +219,9 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
     grads.push_back(g);
     names.push_back(v.name());
   }
-  const std::vector<Tensor> summed = replica->all_reduce(distribute::ReduceOp::kSum, grads, names);
+  const std::vector<Tensor> summed =
+      skip_gradients_aggregation ? grads
+                                 : replica->all_reduce(distribute::ReduceOp::kSum, grads, names);
   for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = summed[i];
   clip_gradients(updates);
   replica->merge_call([this] {

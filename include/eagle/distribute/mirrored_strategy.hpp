@@ -100,8 +100,8 @@ class MirroredStrategy : public Strategy {
   PerReplica<Tensor> split_batch(const Tensor& global_batch) const override;
   using Strategy::split_batch;
 
-  // The strategy's identity for its mirrored variables (unique in the process).
-  std::uint64_t id() const;
+  // Strategy::gather, across every worker under a MultiWorkerMirroredStrategy.
+  Tensor gather(const PerReplica<Tensor>& value, int axis) const override;
 
  protected:
   // MultiWorkerMirroredStrategy: this process's replicas on `devices` (empty: every logical GPU,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -111,6 +112,12 @@ bool in_cross_replica_context();
 // strategy's outside every strategy, nullptr in the cross-replica context (TensorFlow's
 // tf.distribute.get_replica_context).
 const ReplicaContext* get_replica_context();
+
+// The live strategy of this id (Strategy::id), nullptr once it is destroyed or for an id no
+// strategy had.
+const Strategy* find_strategy(std::uint64_t id);
+// The id of the strategy that distributes `var` (a mirrored variable's), 0 for a plain variable.
+std::uint64_t strategy_id_of(const Variable& var);
 
 // Opens a strategy's scope(): while it lives, variables created on this thread are placed and
 // replicated as the strategy says (mirrored by a MirroredStrategy). It must end before its
@@ -256,7 +263,17 @@ class Strategy {
     return DistributedDataset(*this, dataset);
   }
 
+  // Gathers a per-replica value across every replica (every worker's, under a
+  // MultiWorkerMirroredStrategy: a collective there) along `axis`, in replica order, onto the
+  // current scope's device, else CPU:0 (strategy.gather). The values must agree in rank and in
+  // every other dimension; a scalar or an axis out of range: InvalidArgumentError.
+  virtual Tensor gather(const PerReplica<Tensor>& value, int axis) const;
+
   const StrategyExtended& extended() const { return *extended_; }
+
+  // A number unique in the process, never reused: what a model or a variable keeps of the strategy
+  // it belongs to (find_strategy finds it again while it lives).
+  std::uint64_t id() const { return id_; }
 
  protected:
   // `extended`: the strategy's StrategyExtended, or nullptr for the base one.
@@ -291,6 +308,7 @@ class Strategy {
   friend class ReplicaContext;
   friend class StrategyScope;
   std::unique_ptr<StrategyExtended> extended_;
+  std::uint64_t id_;
 };
 
 namespace detail {
