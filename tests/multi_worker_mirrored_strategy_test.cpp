@@ -383,32 +383,50 @@ FitRun fit(keras::Sequential& model, const Tensor& x, const Tensor& y) {
   return run;
 }
 
+// 40 samples of kInputs features and their labels, drawn from `rng`.
+struct FitData {
+  Tensor x;
+  Tensor y;
+};
+FitData fit_data(std::mt19937& rng) {
+  const std::int64_t n = 40;
+  FitData data;
+  data.x = eagle::constant(random_values(static_cast<std::size_t>(n * kInputs), rng, 1.0f),
+                           {n, kInputs});
+  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(n));
+  for (auto& l : labels) l = cls(rng);
+  data.y = eagle::constant(labels);
+  return data;
+}
+
+std::shared_ptr<eagle::optimizers::Optimizer> adam() {
+  return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
+}
+
+// The same initial weights on every worker, drawn from `rng`, set on `model` (Keras's unseeded
+// initializers differ per process; set_weights, unlike creation in the scope, is not broadcast),
+// which is then compiled and fit in this process alone: what the workers must reproduce.
+std::vector<Tensor> set_initial_weights(keras::Sequential& model, std::mt19937& rng) {
+  std::vector<Tensor> initial;
+  for (const Tensor& w : model.get_weights()) {
+    initial.push_back(eagle::constant(
+        random_values(static_cast<std::size_t>(w.shape().num_elements()), rng, 0.3f), w.shape()));
+  }
+  model.set_weights(initial);
+  return initial;
+}
+
 }  // namespace
 
 TEST_CASE("multi-worker keras fit equals one process and prints on the chief only") {
   const int workers = launched_workers();
   std::mt19937 rng(5);
-  const std::int64_t n = 40;
-  const Tensor x = eagle::constant(random_values(static_cast<std::size_t>(n * kInputs), rng, 1.0f),
-                                   {n, kInputs});
-  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
-  std::vector<std::int32_t> labels(static_cast<std::size_t>(n));
-  for (auto& l : labels) l = cls(rng);
-  const Tensor y = eagle::constant(labels);
-  const auto adam = [] {
-    return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
-  };
+  const auto [x, y] = fit_data(rng);
 
   keras::backend::clear_session();
   const auto one = dense_model();
-  // The same initial weights on every worker (Keras's unseeded initializers differ per process;
-  // set_weights, unlike creation in the scope, is not broadcast).
-  std::vector<Tensor> initial;
-  for (const Tensor& w : one->get_weights()) {
-    initial.push_back(eagle::constant(
-        random_values(static_cast<std::size_t>(w.shape().num_elements()), rng, 0.3f), w.shape()));
-  }
-  one->set_weights(initial);
+  const std::vector<Tensor> initial = set_initial_weights(*one, rng);
   one->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
   const FitRun want = fit(*one, x, y);
 
@@ -447,13 +465,7 @@ TEST_CASE("multi-worker keras fit equals one process and prints on the chief onl
 TEST_CASE("multi-worker custom train_step equals one process") {
   launched_workers();
   std::mt19937 rng(7);
-  const std::int64_t n = 40;
-  const Tensor x = eagle::constant(random_values(static_cast<std::size_t>(n * kInputs), rng, 1.0f),
-                                   {n, kInputs});
-  std::uniform_int_distribution<int> cls(0, static_cast<int>(kClasses) - 1);
-  std::vector<std::int32_t> labels(static_cast<std::size_t>(n));
-  for (auto& l : labels) l = cls(rng);
-  const Tensor y = eagle::constant(labels);
+  const auto [x, y] = fit_data(rng);
   const auto make = [] {
     layers::DenseOptions first;
     first.input_shape = keras::TensorShape{kInputs};
@@ -463,17 +475,9 @@ TEST_CASE("multi-worker custom train_step equals one process") {
             std::make_shared<layers::Dense>(kClasses, "softmax")},
         /*l2=*/0.01f, /*clip=*/0.02f);
   };
-  const auto adam = [] {
-    return std::make_shared<eagle::optimizers::Adam>(eagle::optimizers::AdamOptions{0.01});
-  };
   keras::backend::clear_session();
   const auto one = make();
-  std::vector<Tensor> initial;
-  for (const Tensor& w : one->get_weights()) {
-    initial.push_back(eagle::constant(
-        random_values(static_cast<std::size_t>(w.shape().num_elements()), rng, 0.3f), w.shape()));
-  }
-  one->set_weights(initial);
+  const std::vector<Tensor> initial = set_initial_weights(*one, rng);
   one->compile(adam(), "sparse_categorical_crossentropy", {"accuracy"});
   const FitRun want = fit(*one, x, y);
 

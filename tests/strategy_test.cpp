@@ -378,3 +378,36 @@ TEST_CASE("assignments in a replica function combine by the variable's aggregati
   mean.assign(eagle::constant(-1.0f));
   CHECK(mean.components()[1].read_value().item<float>() == -1.0f);
 }
+
+TEST_CASE("keras metrics updated from every replica at once lose no update") {
+  EAGLE_FRESH_RUNTIME("4");
+  namespace metrics = eagle::keras::metrics;
+  const MirroredStrategy strategy;
+  metrics::Mean mean("loss");
+  metrics::SparseCategoricalAccuracy accuracy;
+  strategy.run([&](const ReplicaContext& ctx) {
+    const bool first = ctx.replica_id_in_sync_group() == 0;
+    const Tensor labels = eagle::constant({0, 1});
+    // Replica 0 predicts both labels, the others the first only.
+    const Tensor predictions = first ? eagle::constant({0.9f, 0.1f, 0.2f, 0.8f}, {2, 2})
+                                     : eagle::constant({0.9f, 0.1f, 0.9f, 0.1f}, {2, 2});
+    for (int i = 0; i < 200; ++i) {
+      mean.update_state(first ? 1.0 : 0.0);
+      accuracy.update_state(labels, predictions);
+    }
+  });
+  // 200 ones in 800 values; 200 * 2 + 600 * 1 right of 1600.
+  CHECK(mean.result() == 0.25);
+  CHECK(accuracy.result() == 0.625);
+  mean.reset_states();
+  CHECK(mean.result() == 0.0);
+  // Plain threads sharing the default strategy's slot: still exact.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&mean, t] {
+      for (int i = 0; i < 1000; ++i) mean.update_state(t % 2 == 0 ? 1.0 : 0.0, 2.0);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(mean.result() == 0.5);
+}

@@ -1,8 +1,12 @@
 // Keras's metrics: per-sample functions and their running means.
 #include "eagle/keras/metrics.hpp"
 
+#include <memory>
+#include <utility>
+
 #include <fmt/format.h>
 
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 
@@ -56,6 +60,87 @@ Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred) {
 Tensor mean_absolute_error(const Tensor& y_true, const Tensor& y_pred) {
   const Tensor t = y_true.dtype() == y_pred.dtype() ? y_true : cast(y_true, y_pred.dtype());
   return reduce_mean(abs(y_pred - t), -1);
+}
+
+// Note [Metrics synchronised on read]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// TensorFlow creates a metric's total and count as variables synchronised on read (ON_READ,
+// aggregation SUM): each replica of a strategy updates its own copy with no synchronisation, and
+// reading the metric outside the replicas sums the copies. eagle's metrics keep host doubles, so
+// the copies are slots: slot r belongs to local replica r of the strategy whose replica function
+// is running (get_replica_context()->local_replica_id()), slot 0 to every other thread. A slot is
+// made the first time its replica updates (a compare-and-swap on a fixed table of 64 pointers,
+// enough for any process's replicas; a higher id shares slot id % 64) and lives as long as the
+// metric. An update adds to its slot's two atomic doubles (compare-and-swap loops: uncontended
+// in a replica's own slot, and still exact when other threads share it); result() sums the slots.
+// Updating from N replicas at once therefore gives exactly what one thread updating N times
+// gives (Keras's Mean printed 0 instead of 0.25 in a race without this). Under a
+// MultiWorkerMirroredStrategy the slots are this worker's: Keras's fit updates its metrics from
+// the whole gathered batch on every worker, so every worker reads the global value.
+
+struct Metric::Slot {
+  std::atomic<double> total{0};
+  std::atomic<double> count{0};
+};
+
+namespace {
+
+void add(std::atomic<double>& to, double value) {
+  double now = to.load(std::memory_order_relaxed);
+  while (!to.compare_exchange_weak(now, now + value, std::memory_order_acq_rel,
+                                   std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+Metric::Metric(std::string name) : name_(std::move(name)) {}
+
+Metric::~Metric() {
+  for (auto& slot : slots_) delete slot.load(std::memory_order_acquire);
+}
+
+Metric::Slot& Metric::slot_for_this_replica() {
+  int index = 0;
+  const distribute::ReplicaContext* replica = distribute::get_replica_context();
+  if (replica != nullptr && distribute::has_strategy())
+    index = replica->local_replica_id() % kSlots;
+  std::atomic<Slot*>& entry = slots_[index];
+  Slot* slot = entry.load(std::memory_order_acquire);
+  if (slot != nullptr) return *slot;
+  auto made = std::make_unique<Slot>();
+  Slot* expected = nullptr;
+  if (entry.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel)) {
+    return *made.release();
+  }
+  return *expected;  // another thread of this replica slot made it first
+}
+
+void Metric::accumulate(double total, double count) {
+  Slot& slot = slot_for_this_replica();
+  add(slot.total, total);
+  add(slot.count, count);
+}
+
+double Metric::result() const {
+  double total = 0;
+  double count = 0;
+  for (const auto& entry : slots_) {
+    if (const Slot* slot = entry.load(std::memory_order_acquire)) {
+      total += slot->total.load(std::memory_order_acquire);
+      count += slot->count.load(std::memory_order_acquire);
+    }
+  }
+  return count > 0 ? total / count : 0.0;
+}
+
+void Metric::reset_state() {
+  for (auto& entry : slots_) {
+    if (Slot* slot = entry.load(std::memory_order_acquire)) {
+      slot->total.store(0, std::memory_order_release);
+      slot->count.store(0, std::memory_order_release);
+    }
+  }
 }
 
 void Mean::update_state(const Tensor& values, const Tensor& /*unused*/) {

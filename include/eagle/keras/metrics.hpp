@@ -1,6 +1,7 @@
 // Keras's metrics: running means over an epoch, as model.fit reports them.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,26 +17,38 @@ Tensor binary_accuracy(const Tensor& y_true, const Tensor& y_pred, double thresh
 Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred);
 Tensor mean_absolute_error(const Tensor& y_true, const Tensor& y_pred);
 
+// A running mean (a total and a count), synchronised on read as TensorFlow's metrics under a
+// strategy are (VariableSynchronization::kOnRead, aggregation SUM): each replica of a strategy's
+// run() accumulates into a slot of its own, and result() combines the slots. Updates take no lock
+// (each slot is two atomic doubles, contended only by threads that share a replica slot), so a
+// metric may be updated from every replica at once, or from any threads; it never loses an
+// update. Note [Metrics synchronised on read] in src/keras/metrics.cpp.
 class Metric {
  public:
-  explicit Metric(std::string name) : name_(std::move(name)) {}
-  virtual ~Metric() = default;
+  explicit Metric(std::string name);
+  virtual ~Metric();
+  Metric(const Metric&) = delete;
+  Metric& operator=(const Metric&) = delete;
   const std::string& name() const { return name_; }
   virtual void update_state(const Tensor& y_true, const Tensor& y_pred) = 0;
-  // The mean so far (0 before any update, as Keras's div_no_nan).
-  double result() const { return count_ > 0 ? total_ / count_ : 0.0; }
-  void reset_state() { total_ = count_ = 0; }
+  // The mean so far over every replica's updates (0 before any update, as Keras's div_no_nan).
+  double result() const;
+  void reset_state();
+  // Keras 2's name for reset_state.
+  void reset_states() { reset_state(); }
 
  protected:
-  void accumulate(double total, double count) {
-    total_ += total;
-    count_ += count;
-  }
+  // Adds to the calling replica's slot (slot 0 outside a strategy's replica functions).
+  void accumulate(double total, double count);
 
  private:
+  struct Slot;
+  Slot& slot_for_this_replica();
   std::string name_;
-  double total_ = 0;
-  double count_ = 0;
+  // The slots by local replica id, made when a replica first updates (Note [Metrics synchronised
+  // on read]).
+  static constexpr int kSlots = 64;
+  std::atomic<Slot*> slots_[kSlots] = {};
 };
 
 // Keras's Mean: a weighted mean of the values given (the loss shown by fit is one, each batch
