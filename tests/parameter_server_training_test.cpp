@@ -83,6 +83,36 @@ TEST_CASE("parameter server: devices default to every logical GPU, variables to 
   CHECK(named.version() == 0);
 }
 
+TEST_CASE("parameter server: a Strategy whose scope places variables on the parameter device") {
+  ParameterServerTraining ps({"/GPU:1", {"/GPU:0"}});
+  const eagle::distribute::Strategy& strategy = ps;
+  CHECK(strategy.num_replicas_in_sync() == 1);
+  CHECK(strategy.devices() == std::vector<std::string>{kGpu1});
+  Variable w;
+  {
+    auto scope = strategy.scope();
+    CHECK(&eagle::distribute::get_strategy() == &strategy);
+    CHECK(eagle::distribute::in_cross_replica_context());
+    w = Variable(eagle::constant({1.0f, 2.0f, 3.0f}, {3, 1}), {"w"});
+  }
+  // On the parameter device, one of the training's variables, and trained by run().
+  CHECK(w.device() == kGpu1);
+  REQUIRE(ps.variables().size() == 1);
+  CHECK(ps.variables()[0].id() == w.id());
+  CHECK(strategy.extended().variable_created_in_scope(w));
+  // Strategy::run: once, on this thread, in a replica context of one replica.
+  const auto out = strategy.run([&](const eagle::distribute::ReplicaContext& ctx) {
+    CHECK(ctx.num_replicas_in_sync() == 1);
+    CHECK(&ctx.strategy() == &strategy);
+    return eagle::reduce_sum(w.read_value());
+  });
+  REQUIRE(out.size() == 1);
+  CHECK(strategy.reduce(eagle::distribute::ReduceOp::kSum, out).item<float>() == 6.0f);
+  eagle::optimizers::SGD sgd({0.5});
+  ps.run(sgd, 1, [&](const WorkerContext& ctx) { return eagle::reduce_sum(ctx.value(w)); });
+  CHECK(w.read_value().to_vector<float>() == std::vector<float>{0.5f, 1.5f, 2.5f});
+}
+
 TEST_CASE("parameter server: two workers round robin have staleness 1 after the first update") {
   ParameterServerTraining ps({"/CPU:0", {"/GPU:0", "/GPU:1"}, /*deterministic=*/true});
   LinearRegression model(ps);

@@ -203,21 +203,60 @@ ParameterServerTraining::ParameterServerTraining(ParameterServerTrainingOptions 
   for (const std::string& spec : options.worker_devices) {
     worker_devices_.push_back(resolve_device(spec, "worker device"));
   }
+  parameter_devices_ = {parameter_device_};
 }
 
 ParameterServerTraining::~ParameterServerTraining() = default;
 
 Variable ParameterServerTraining::create_variable(const Tensor& initial_value,
                                                   VariableOptions options) {
+  auto in_scope = scope();
+  return Variable(initial_value, std::move(options));
+}
+
+Variable ParameterServerTraining::create_variable(const NextVariableCreator& next,
+                                                  const Tensor& initial_value,
+                                                  const VariableOptions& options) const {
   if (shared_->running) {
     throw FailedPreconditionError(
         "ParameterServerTraining: variables cannot be created while run() is in progress");
   }
-  auto scope = device(parameter_device_);
-  Variable variable(initial_value, std::move(options));
+  Variable variable;
+  {
+    auto parameter_scope = device(parameter_device_);
+    variable = next(initial_value, options);
+  }
   index_.emplace(variable.id(), variables_.size());
   variables_.push_back(variable);
   return variable;
+}
+
+Tensor ParameterServerTraining::reduce(ReduceOp op, const PerReplica<Tensor>& value,
+                                       std::optional<int> axis) const {
+  return reduce_single_replica(op, value, axis, "ParameterServerTraining");
+}
+
+PerReplica<Tensor> ParameterServerTraining::split_batch(const Tensor& global_batch) const {
+  return split_into_one(global_batch);
+}
+
+void ParameterServerTraining::run_replicas(
+    const std::function<void(const ReplicaContext&)>& body) const {
+  static const std::string no_device;
+  const ReplicaContext context = make_replica_context(0, 1, &no_device, 0);
+  detail::ReplicaContextGuard guard(context);
+  body(context);
+}
+
+std::vector<Tensor> ParameterServerTraining::replica_all_reduce(
+    const ReplicaContext&, ReduceOp, const std::vector<Tensor>& values,
+    const std::vector<std::string>&) const {
+  return values;  // one replica: its own values
+}
+
+void ParameterServerTraining::replica_merge_call(const ReplicaContext&,
+                                                 const std::function<void()>& fn) const {
+  fn();
 }
 
 std::int64_t ParameterServerTraining::version() const {

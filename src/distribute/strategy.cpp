@@ -68,23 +68,11 @@ class DefaultStrategy final : public Strategy {
 
   Tensor reduce(ReduceOp op, const PerReplica<Tensor>& value,
                 std::optional<int> axis) const override {
-    if (value.size() != 1 || !value[0].defined()) {
-      throw InvalidArgumentError(
-          fmt::format("The default strategy's reduce takes one defined per-replica value; got {}",
-                      value.size() == 1 ? "an undefined one" : fmt::format("{}", value.size())));
-    }
-    if (!axis) return value[0];
-    return op == ReduceOp::kSum ? reduce_sum(value[0], Axes(*axis))
-                                : reduce_mean(value[0], Axes(*axis));
+    return reduce_single_replica(op, value, axis, "The default strategy");
   }
 
   PerReplica<Tensor> split_batch(const Tensor& global_batch) const override {
-    if (!global_batch.defined()) throw InvalidArgumentError("split_batch: the batch is undefined");
-    if (global_batch.shape().rank() == 0) {
-      throw InvalidArgumentError(
-          "split_batch: a batch needs a first (batch) dimension; got a scalar");
-    }
-    return PerReplica<Tensor>({global_batch});
+    return split_into_one(global_batch);
   }
 
   const ReplicaContext& context() const { return context_; }
@@ -226,6 +214,27 @@ Tensor Strategy::gather(const PerReplica<Tensor>& value, int axis) const {
   parts.reserve(value.size());
   for (const Tensor& v : value) parts.push_back(identity(v));
   return parts.size() == 1 ? parts.front() : concat(parts, axis);
+}
+
+Tensor Strategy::reduce_single_replica(ReduceOp op, const PerReplica<Tensor>& value,
+                                       std::optional<int> axis, const char* strategy_name) {
+  if (value.size() != 1 || !value[0].defined()) {
+    throw InvalidArgumentError(
+        fmt::format("{}'s reduce takes one defined per-replica value; got {}", strategy_name,
+                    value.size() == 1 ? "an undefined one" : fmt::format("{}", value.size())));
+  }
+  if (!axis) return value[0];
+  return op == ReduceOp::kSum ? reduce_sum(value[0], Axes(*axis))
+                              : reduce_mean(value[0], Axes(*axis));
+}
+
+PerReplica<Tensor> Strategy::split_into_one(const Tensor& global_batch) {
+  if (!global_batch.defined()) throw InvalidArgumentError("split_batch: the batch is undefined");
+  if (global_batch.shape().rank() == 0) {
+    throw InvalidArgumentError(
+        "split_batch: a batch needs a first (batch) dimension; got a scalar");
+  }
+  return PerReplica<Tensor>({global_batch});
 }
 
 Variable Strategy::create_variable(const NextVariableCreator& next, const Tensor& initial_value,

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/optimizers.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
@@ -105,20 +107,33 @@ struct AsyncTrainingResult {
 // An exception in a worker stops the others after their current step and reaches the caller of
 // run() as the same error class, its message naming the worker, device and step, the original
 // nested (std::rethrow_if_nested); a non-eagle exception arrives as UnknownError.
-class ParameterServerTraining {
+//
+// It is a Strategy (Note [One distribution interface]): variables created under scope() live on
+// the parameter device and are trained by run(), as create_variable's; num_replicas_in_sync() is
+// 1 (each worker's update is its own, TensorFlow's ParameterServerStrategy), reduce and
+// split_batch are one replica's, and Strategy::run (reach it through a `const Strategy&`: the
+// name run here is the asynchronous training) calls its function once on the calling thread.
+class ParameterServerTraining : public Strategy {
  public:
   // InvalidArgumentError for a malformed device, or one that names no device of this process.
   explicit ParameterServerTraining(ParameterServerTrainingOptions options = {});
-  ~ParameterServerTraining();
-  ParameterServerTraining(const ParameterServerTraining&) = delete;
-  ParameterServerTraining& operator=(const ParameterServerTraining&) = delete;
+  ~ParameterServerTraining() override;
 
   const std::string& parameter_device() const { return parameter_device_; }  // full name
   const std::vector<std::string>& worker_devices() const { return worker_devices_; }
   int num_workers() const { return static_cast<int>(worker_devices_.size()); }
 
-  // A variable on the parameter device, trained by run() when trainable.
+  // A variable on the parameter device, trained by run() when trainable: the same as creating it
+  // under scope(). While run() is in progress: FailedPreconditionError.
   Variable create_variable(const Tensor& initial_value, VariableOptions options = {});
+
+  // The Strategy interface: one replica, whose device is the parameter device.
+  int num_replicas_in_sync() const override { return 1; }
+  const std::vector<std::string>& devices() const override { return parameter_devices_; }
+  Tensor reduce(ReduceOp op, const PerReplica<Tensor>& value,
+                std::optional<int> axis = std::nullopt) const override;
+  PerReplica<Tensor> split_batch(const Tensor& global_batch) const override;
+  using Strategy::split_batch;
   const std::vector<Variable>& variables() const { return variables_; }
   // Updates applied through run() so far, over all runs.
   std::int64_t version() const;
@@ -129,17 +144,31 @@ class ParameterServerTraining {
   AsyncTrainingResult run(optimizers::Optimizer& optimizer, std::int64_t steps_per_worker,
                           const WorkerLossFn& loss_fn);
 
+ protected:
+  void run_replicas(const std::function<void(const ReplicaContext&)>& body) const override;
+  std::vector<Tensor> replica_all_reduce(const ReplicaContext& ctx, ReduceOp op,
+                                         const std::vector<Tensor>& values,
+                                         const std::vector<std::string>& names) const override;
+  void replica_merge_call(const ReplicaContext& ctx,
+                          const std::function<void()>& fn) const override;
+  // Variables created in scope(): on the parameter device, recorded as this training's.
+  Variable create_variable(const NextVariableCreator& next, const Tensor& initial_value,
+                           const VariableOptions& options) const override;
+
  private:
   struct Shared;
   struct Run;
   void worker_loop(Run& run, int worker);
 
   std::string parameter_device_;
+  std::vector<std::string> parameter_devices_;  // {parameter_device_}: devices()
   std::vector<std::string> worker_devices_;
   bool deterministic_ = false;
   bool staleness_aware_ = false;
-  std::vector<Variable> variables_;
-  std::unordered_map<std::uint64_t, std::size_t> index_;  // variable id -> place in variables_
+  // Made in scope() too, through the const creator hook: mutable, never changed while run() is in
+  // progress.
+  mutable std::vector<Variable> variables_;
+  mutable std::unordered_map<std::uint64_t, std::size_t> index_;  // id -> place in variables_
   std::unique_ptr<Shared> shared_;  // the version counter, its lock, the running flag
 };
 

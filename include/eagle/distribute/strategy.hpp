@@ -298,6 +298,13 @@ class Strategy {
   virtual Variable create_variable(const NextVariableCreator& next, const Tensor& initial_value,
                                    const VariableOptions& options) const;
 
+  // What a strategy of one replica per run() (the default strategy, ParameterServerTraining) does
+  // for reduce and split_batch: the value itself (reduced over `axis` when given), the batch
+  // itself.
+  static Tensor reduce_single_replica(ReduceOp op, const PerReplica<Tensor>& value,
+                                      std::optional<int> axis, const char* strategy_name);
+  static PerReplica<Tensor> split_into_one(const Tensor& global_batch);
+
   // The contexts a subclass hands its replicas: `device` must outlive the context.
   ReplicaContext make_replica_context(int replica_id, int num_replicas, const std::string* device,
                                       int local_replica_id) const {
