@@ -11,7 +11,7 @@
 #include "eagle/keras/losses.hpp"
 #include "eagle/keras/metrics.hpp"
 #include "eagle/keras/models.hpp"
-#include "eagle/keras/trainer.hpp"
 #include "eagle/keras/normalization.hpp"
 #include "eagle/keras/progbar.hpp"
+#include "eagle/keras/trainer.hpp"
 #include "eagle/keras/utils.hpp"

@@ -26,8 +26,8 @@ namespace eagle::distribute {
 //     says the global id (task * devices().size() + i) and count, and the replica threads and
 //     PerReplica values stay local. Every worker must have as many replicas (checked here);
 //   - variables created in scope() are mirrored locally as before, their initial value first
-//     replaced by worker 0's (broadcast_from_chief, from the strategy's variable creator): workers that
-//     seeded their initializers differently still start identical, as TensorFlow's
+//     replaced by worker 0's (broadcast_from_chief, from the strategy's variable creator): workers
+//     that seeded their initializers differently still start identical, as TensorFlow's
 //     MultiWorkerMirroredStrategy broadcasts initial values. Optimizer slots start at constants
 //     created inside apply_gradients and are not broadcast;
 //   - gradients: apply_gradients' rendezvous packs each replica's gradients into one flat buffer
