@@ -208,9 +208,6 @@ Tensor MirroredStrategy::gather(const PerReplica<Tensor>& value, int axis) const
   return Strategy::gather(
       PerReplica<Tensor>(detail::all_gather_across_workers(*workers, value.values())), axis);
 }
-const detail::StrategyRuntime* detail::runtime_of(const MirroredStrategy& strategy) {
-  return strategy.runtime_.get();
-}
 
 Variable MirroredStrategy::create_variable(const NextVariableCreator& next,
                                            const Tensor& initial_value,

@@ -3,7 +3,6 @@
 #include "distribute/strategy_runtime.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 #include <fmt/format.h>
@@ -43,11 +42,6 @@ std::string joined_signature(const std::vector<std::string>& signature) {
 }  // namespace
 
 ReplicaThread* current_replica_thread() { return t_replica; }
-const StrategyRuntime* current_scope_strategy() {
-  if (!in_cross_replica_context()) return nullptr;
-  const auto* mirrored = dynamic_cast<const MirroredStrategy*>(&get_strategy());
-  return mirrored != nullptr ? runtime_of(*mirrored) : nullptr;
-}
 
 StrategyRuntime::StrategyRuntime(const MirroredStrategy& strategy, std::vector<std::string> devices,
                                  std::shared_ptr<CrossDeviceOps> cross_device_ops,

@@ -64,9 +64,6 @@ struct ReplicaThread {
 
 // nullptr outside a replica function.
 ReplicaThread* current_replica_thread();
-// The MirroredStrategy whose scope() is innermost on this thread in the cross-replica context,
-// or nullptr (another strategy's scope, a replica function, or no scope).
-const StrategyRuntime* current_scope_strategy();
 
 // The all-reduce of one optimizer step from replica `replica`: the sum over replicas of each
 // gradient, on this replica's device. `names` identifies the variables (checked equal across

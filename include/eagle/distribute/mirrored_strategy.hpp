@@ -28,7 +28,6 @@ class StrategyRuntime;
 class WorkerGroup;
 // The process group of a MultiWorkerMirroredStrategy, nullptr for any other strategy.
 WorkerGroup* worker_group_of(const MirroredStrategy& strategy);
-const StrategyRuntime* runtime_of(const MirroredStrategy& strategy);
 }  // namespace detail
 
 // Synchronous training on several devices of this process:
@@ -121,7 +120,6 @@ class MirroredStrategy : public Strategy {
  private:
   friend class detail::StrategyRuntime;
   friend detail::WorkerGroup* detail::worker_group_of(const MirroredStrategy& strategy);
-  friend const detail::StrategyRuntime* detail::runtime_of(const MirroredStrategy& strategy);
   template <class LogicalDevices>
   static std::vector<std::string> names_of(const LogicalDevices& devices) {
     std::vector<std::string> names;
