@@ -1,4 +1,4 @@
-// eagle::io::Json (src/io/json.hpp): what Keras's config.json files hold, read and written back
+// eagle::io::Json (include/eagle/io/json.hpp): what Keras's config.json files hold, read and written back
 // in Python's json form, and malformed text as DataLossError with the offset.
 #include <catch2/catch.hpp>
 
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "eagle/errors.hpp"
-#include "io/json.hpp"
+#include "eagle/io/json.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 
 #include "eagle/eagle.hpp"
-#include "io/json.hpp"
+#include "eagle/io/json.hpp"
 #include "io/keras_weights_file.hpp"
 #include "io/zip_archive.hpp"
 #include "json_reader.hpp"
@@ -260,6 +260,80 @@ TEST_CASE("Sequential::save writes a .keras file load_model reads back") {
   }
 }
 
+// A layer the library does not have, made serializable in its own file as eagle's layers are
+// (Note [Layer registry]): get_config, from_config, one registration.
+class Scale : public eagle::keras::Layer {
+ public:
+  explicit Scale(double factor, std::string name = "")
+      : Layer("Scale", std::move(name)), factor_(factor) {}
+  Tensor call(const Tensor& inputs, bool /*training*/) override {
+    return inputs * eagle::constant(static_cast<float>(factor_));
+  }
+  std::string class_name() const override { return "Scale"; }
+  Json get_config() const override { return Layer::get_config().set("factor", factor_); }
+  static std::shared_ptr<Layer> from_config(const keras::LayerConfig& config) {
+    return std::make_shared<Scale>(config.number("factor", 1.0), config.name());
+  }
+
+ private:
+  double factor_;
+};
+const keras::LayerRegistration kScale("Scale", &Scale::from_config);
+
+// Registered under no name: save refuses it.
+class Unregistered : public Scale {
+ public:
+  Unregistered() : Scale(2.0, "unregistered") {}
+  std::string class_name() const override { return "Unregistered"; }
+};
+
+TEST_CASE("a layer class registered in its own file saves and loads through the registry") {
+  CHECK(keras::find_layer_class("Scale") == &Scale::from_config);
+  CHECK(keras::find_layer_class("LSTM") == nullptr);
+  CHECK(keras::registered_layer_classes() ==
+        std::vector<std::string>{"Activation", "AveragePooling2D", "BatchNormalization", "Conv2D",
+                                 "Dense", "Dropout", "Flatten", "MaxPooling2D", "Scale"});
+  CHECK_THROWS_MATCHES(keras::register_layer_class("Dense", &Scale::from_config),
+                       eagle::InvalidArgumentError,
+                       Catch::Message("The layer class 'Dense' is already registered"));
+
+  keras::backend::clear_session();
+  layers::Dense dense(3, "relu");
+  CHECK(dense.get_config().dump() ==
+        "{\"name\": \"dense\", \"trainable\": true, \"dtype\": {\"module\": \"keras\", "
+        "\"class_name\": \"DTypePolicy\", \"config\": {\"name\": \"float32\"}, "
+        "\"registered_name\": null}, \"units\": 3, \"activation\": \"relu\", \"use_bias\": "
+        "true, \"kernel_initializer\": {\"module\": \"keras.initializers\", \"class_name\": "
+        "\"GlorotUniform\", \"config\": {\"seed\": null}, \"registered_name\": null}, "
+        "\"bias_initializer\": {\"module\": \"keras.initializers\", \"class_name\": "
+        "\"Zeros\", \"config\": {}, \"registered_name\": null}}");
+
+  TempDir dir("eagle_keras_registry_test");
+  if (!eagle::io::keras_weights_supported()) return;
+  keras::Sequential model("scaled");
+  model.add(layers::Input({2}));
+  model.add(std::make_shared<Scale>(2.5, "times"));
+  model.add(layers::Dense(1));
+  const Tensor x = eagle::constant({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2});
+  const std::vector<float> want = predict(model, x);
+  const std::string path = dir.file("scaled.keras");
+  model.save(path);
+  const auto back = keras::models::load_model(path);
+  REQUIRE(back->layers().size() == 2);
+  CHECK(back->layers()[0]->name() == "times");
+  CHECK(back->layers()[0]->get_config().find("factor")->as_number() == 2.5);
+  CHECK(predict(*back, x) == want);
+
+  keras::Sequential refused("refused");
+  refused.add(layers::Input({2}));
+  refused.add(std::make_shared<Unregistered>());
+  CHECK_THROWS_AS(refused.save(dir.file("refused.keras")), eagle::UnimplementedError);
+  CHECK(error_text([&] { refused.save(dir.file("refused.keras")); }) ==
+        "Layer 'unregistered' (Unregistered) has no .keras configuration in eagle: "
+        "Sequential::save writes the layers InputLayer, Activation, AveragePooling2D, "
+        "BatchNormalization, Conv2D, Dense, Dropout, Flatten, MaxPooling2D, Scale");
+}
+
 TEST_CASE("the seed CNN saved as .keras loads back with the same predictions") {
   if (!eagle::io::keras_weights_supported()) return;
   TempDir dir("eagle_keras_file_test");
@@ -347,8 +421,8 @@ TEST_CASE("load_model and save errors are typed and name what is wrong") {
   CHECK(error_text([&] { keras::models::load_model(lstm); }) ==
         lstm +
             ": Could not locate class 'LSTM'. eagle's load_model builds the layers InputLayer, "
-            "Dense, Conv2D, MaxPooling2D, AveragePooling2D, Flatten, Dropout, "
-            "BatchNormalization, Activation");
+            "Activation, AveragePooling2D, BatchNormalization, Conv2D, Dense, Dropout, Flatten, "
+            "MaxPooling2D, Scale");
 
   const std::string functional =
       with_config(dir, "functional.keras", replaced(config, "\"Sequential\"", "\"Functional\""));

@@ -7,6 +7,7 @@
 #include "eagle/keras/callbacks.hpp"
 #include "eagle/keras/conv_layers.hpp"
 #include "eagle/keras/layer.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/keras/layers.hpp"
 #include "eagle/keras/losses.hpp"
 #include "eagle/keras/metrics.hpp"

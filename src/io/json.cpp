@@ -1,5 +1,5 @@
 // JSON reading and writing (src/io/json.hpp).
-#include "io/json.hpp"
+#include "eagle/io/json.hpp"
 
 #include <fmt/format.h>
 

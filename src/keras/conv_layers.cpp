@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "eagle/errors.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn.hpp"
 #include "eagle/ops/nn_activations.hpp"
@@ -195,5 +196,78 @@ AveragePooling2D::AveragePooling2D(Size2 pool_size, Pooling2DOptions options)
 Tensor AveragePooling2D::pool(const Tensor& inputs, const nn::Pool2DOptions& options) const {
   return nn::avg_pool2d(inputs, options);
 }
+
+// ---- configs (Note [Layer registry]) ---------------------------------------------------------
+
+using eagle::io::Json;
+
+Json Conv2D::get_config() const {
+  return Layer::get_config()
+      .set("filters", filters_)
+      .set("kernel_size", serialization::size2(kernel_size_))
+      .set("strides", serialization::size2(options_.strides))
+      .set("padding", same_ ? "same" : "valid")
+      .set("data_format", "channels_last")
+      .set("dilation_rate", serialization::size2(options_.dilation_rate))
+      .set("groups", options_.groups)
+      .set("activation", serialization::activation_name(*this, activation_))
+      .set("use_bias", options_.use_bias)
+      .set("kernel_initializer", serialization::initializer("GlorotUniform"))
+      .set("bias_initializer", serialization::initializer("Zeros"));
+}
+
+std::shared_ptr<Layer> Conv2D::from_config(const LayerConfig& c) {
+  c.require_channels_last();
+  Conv2DOptions o;
+  o.name = c.name();
+  o.strides = c.size2("strides", 1);
+  o.padding = c.string("padding", "valid");
+  o.dilation_rate = c.size2("dilation_rate", 1);
+  o.use_bias = c.boolean("use_bias", true);
+  o.groups = c.integer("groups", 1);
+  const std::int64_t filters = c.integer("filters", -1);
+  if (filters <= 0) c.invalid(fmt::format("filters must be a positive integer, got {}", filters));
+  return std::make_shared<Conv2D>(filters, c.size2("kernel_size", 0), c.activation("activation"),
+                                  o);
+}
+
+Json Pooling2D::get_config() const {
+  return Layer::get_config()
+      .set("pool_size", serialization::size2(pool_size_))
+      .set("padding", same_ ? "same" : "valid")
+      .set("strides", serialization::size2(strides_))
+      .set("data_format", "channels_last");
+}
+
+namespace {
+
+// What both pooling layers read: pool_size, strides (pool_size when null) and padding.
+template <class Pooling>
+std::shared_ptr<Layer> pooling_from_config(const LayerConfig& c) {
+  c.require_channels_last();
+  Pooling2DOptions o;
+  o.name = c.name();
+  o.padding = c.string("padding", "valid");
+  if (const Json* strides = c.find("strides"); strides != nullptr && !strides->is_null()) {
+    o.strides = c.size2("strides", 1);
+  }
+  return std::make_shared<Pooling>(c.size2("pool_size", 2), o);
+}
+
+}  // namespace
+
+std::shared_ptr<Layer> MaxPooling2D::from_config(const LayerConfig& c) {
+  return pooling_from_config<MaxPooling2D>(c);
+}
+
+std::shared_ptr<Layer> AveragePooling2D::from_config(const LayerConfig& c) {
+  return pooling_from_config<AveragePooling2D>(c);
+}
+
+namespace {
+const LayerRegistration kConv2D("Conv2D", &Conv2D::from_config);
+const LayerRegistration kMaxPooling2D("MaxPooling2D", &MaxPooling2D::from_config);
+const LayerRegistration kAveragePooling2D("AveragePooling2D", &AveragePooling2D::from_config);
+}  // namespace
 
 }  // namespace eagle::keras::layers

@@ -5,6 +5,7 @@
 
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/ops.hpp"
 
 namespace eagle::keras {
@@ -34,6 +35,13 @@ Layer::Layer(const std::string& class_name, std::string name)
                          : std::move(name)) {}
 
 void Layer::build(const TensorShape& /*input_shape*/) { built_ = true; }
+
+eagle::io::Json Layer::get_config() const {
+  return eagle::io::Json::object()
+      .set("name", name_)
+      .set("trainable", trainable_)
+      .set("dtype", serialization::float32_policy());
+}
 
 TensorShape Layer::compute_output_shape(const TensorShape& input_shape) const {
   return input_shape;
@@ -82,26 +90,40 @@ Variable Layer::add_weight(const std::string& name, const Shape& shape,
   return v;
 }
 
+std::vector<Variable> Layer::weights() const {
+  std::vector<Variable> out;
+  for (bool trainable : {true, false}) {
+    for (std::size_t i = 0; i < weights_.size(); ++i) {
+      if (weight_trainable_[i] == trainable) out.push_back(weights_[i]);
+    }
+  }
+  for (const auto& layer : tracked_layers()) {
+    for (const Variable& v : layer->weights()) out.push_back(v);
+  }
+  return out;
+}
+
 std::vector<Variable> Layer::trainable_variables() const {
   std::vector<Variable> out;
   if (!trainable_) return out;
   for (std::size_t i = 0; i < weights_.size(); ++i) {
     if (weight_trainable_[i]) out.push_back(weights_[i]);
   }
-  return out;
-}
-
-std::vector<Variable> Layer::non_trainable_variables() const {
-  std::vector<Variable> out;
-  for (std::size_t i = 0; i < weights_.size(); ++i) {
-    if (!trainable_ || !weight_trainable_[i]) out.push_back(weights_[i]);
+  for (const auto& layer : tracked_layers()) {
+    for (const Variable& v : layer->trainable_variables()) out.push_back(v);
   }
   return out;
 }
 
-std::vector<Variable> Layer::weights() const {
-  std::vector<Variable> out = trainable_variables();
-  for (const Variable& v : non_trainable_variables()) out.push_back(v);
+std::vector<Variable> Layer::non_trainable_variables() const {
+  if (!trainable_) return weights();
+  std::vector<Variable> out;
+  for (std::size_t i = 0; i < weights_.size(); ++i) {
+    if (!weight_trainable_[i]) out.push_back(weights_[i]);
+  }
+  for (const auto& layer : tracked_layers()) {
+    for (const Variable& v : layer->non_trainable_variables()) out.push_back(v);
+  }
   return out;
 }
 
@@ -113,7 +135,7 @@ std::int64_t Layer::count_params() const {
         name_, name_));
   }
   std::int64_t n = 0;
-  for (const Variable& v : weights_) n += v.shape().num_elements();
+  for (const Variable& v : weights()) n += v.shape().num_elements();
   return n;
 }
 

@@ -6,6 +6,7 @@
 #include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_activations.hpp"
 
@@ -150,6 +151,67 @@ Tensor Dropout::call(const Tensor& inputs, bool training) {
   ++calls_;
   return detail::dropout_op(inputs, rate_, seed);
 }
+
+// ---- configs (Note [Layer registry]) ---------------------------------------------------------
+
+using eagle::io::Json;
+
+Json Dense::get_config() const {
+  return Layer::get_config()
+      .set("units", units_)
+      .set("activation", serialization::activation_name(*this, activation_))
+      .set("use_bias", options_.use_bias)
+      .set("kernel_initializer", serialization::initializer("GlorotUniform"))
+      .set("bias_initializer", serialization::initializer("Zeros"));
+}
+
+std::shared_ptr<Layer> Dense::from_config(const LayerConfig& c) {
+  DenseOptions o;
+  o.name = c.name();
+  o.use_bias = c.boolean("use_bias", true);
+  const std::int64_t units = c.integer("units", -1);
+  if (units <= 0) c.invalid(fmt::format("units must be a positive integer, got {}", units));
+  return std::make_shared<Dense>(units, c.activation("activation"), o);
+}
+
+Json Flatten::get_config() const { return Layer::get_config().set("data_format", "channels_last"); }
+
+std::shared_ptr<Layer> Flatten::from_config(const LayerConfig& c) {
+  c.require_channels_last();
+  return std::make_shared<Flatten>(LayerOptions{c.name(), std::nullopt});
+}
+
+Json Activation::get_config() const {
+  return Layer::get_config().set("activation", serialization::activation_name(*this, activation_));
+}
+
+std::shared_ptr<Layer> Activation::from_config(const LayerConfig& c) {
+  return std::make_shared<Activation>(c.activation("activation"),
+                                      LayerOptions{c.name(), std::nullopt});
+}
+
+Json Dropout::get_config() const {
+  return Layer::get_config()
+      .set("rate", rate_)
+      .set("seed", seed_ ? Json(static_cast<std::int64_t>(*seed_)) : Json())
+      .set("noise_shape", nullptr);
+}
+
+std::shared_ptr<Layer> Dropout::from_config(const LayerConfig& c) {
+  std::optional<std::uint64_t> seed;
+  if (const Json* s = c.find("seed"); s != nullptr && !s->is_null()) {
+    seed = static_cast<std::uint64_t>(c.integer("seed", 0));
+  }
+  return std::make_shared<Dropout>(c.number("rate", 0.5), seed,
+                                   LayerOptions{c.name(), std::nullopt});
+}
+
+namespace {
+const LayerRegistration kDense("Dense", &Dense::from_config);
+const LayerRegistration kFlatten("Flatten", &Flatten::from_config);
+const LayerRegistration kActivation("Activation", &Activation::from_config);
+const LayerRegistration kDropout("Dropout", &Dropout::from_config);
+}  // namespace
 
 namespace detail {
 

@@ -14,11 +14,10 @@
 #include <vector>
 
 #include "eagle/errors.hpp"
-#include "eagle/keras/conv_layers.hpp"
+#include "eagle/io/json.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/keras/layers.hpp"
 #include "eagle/keras/models.hpp"
-#include "eagle/keras/normalization.hpp"
-#include "io/json.hpp"
 #include "io/keras_weights_file.hpp"
 #include "io/zip_archive.hpp"
 #include "keras/model_weights.hpp"
@@ -76,12 +75,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -91,14 +84,6 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw UnknownError(fmt::format("could not write the temporary file {}", path));
-}
-
-const std::vector<std::string>& supported_layers() {
-  static const std::vector<std::string> names = {
-      "InputLayer",       "Dense",   "Conv2D",  "MaxPooling2D",
-      "AveragePooling2D", "Flatten", "Dropout", "BatchNormalization",
-      "Activation"};
-  return names;
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -115,105 +100,22 @@ Json shape_json(const TensorShape& shape) {
   return out;
 }
 
-Json pair_json(const layers::Size2& size) { return Json(Json::Array{size.rows, size.cols}); }
-
-Json dtype_policy() {
-  return Json::object()
-      .set("module", "keras")
-      .set("class_name", "DTypePolicy")
-      .set("config", Json::object().set("name", "float32"))
-      .set("registered_name", nullptr);
-}
-
-Json initializer(const char* class_name) {
-  Json config = Json::object();
-  if (std::string(class_name) == "GlorotUniform") config.set("seed", nullptr);
-  return Json::object()
-      .set("module", "keras.initializers")
-      .set("class_name", class_name)
-      .set("config", config)
-      .set("registered_name", nullptr);
-}
-
-// Keras 3 reads an activation by name; eagle's hard_sigmoid is Keras 2's, which Keras 3 changed.
-std::string activation_name(const Layer& layer, const activations::Activation& activation) {
-  const std::string& name = activation.name();
-  if (name == "hard_sigmoid") {
-    throw UnimplementedError(fmt::format(
-        "Layer '{}': eagle's hard_sigmoid is Keras 2's (clip(0.2 x + 0.5, 0, 1)); Keras 3's "
-        "'hard_sigmoid' is relu6(x + 3) / 6, so a .keras file cannot name it",
-        layer.name()));
-  }
-  try {
-    activations::get(name);
-  } catch (const InvalidArgumentError&) {
-    // Keras 3's text (activations.serialize) for a function without a registered name.
-    throw InvalidArgumentError(fmt::format(
-        "Unknown activation function '{}' cannot be serialized due to invalid function name. "
-        "Make sure to use an activation name that matches the references defined in "
-        "activations.py (layer '{}')",
-        name, layer.name()));
-  }
-  return name;
-}
-
-// The layer's config and class for config.json.
-Json layer_config(const Layer& layer) {
-  Json config = Json::object()
-                    .set("name", layer.name())
-                    .set("trainable", layer.trainable())
-                    .set("dtype", dtype_policy());
-  if (const auto* dense = dynamic_cast<const layers::Dense*>(&layer)) {
-    config.set("units", dense->units())
-        .set("activation", activation_name(layer, dense->activation()))
-        .set("use_bias", dense->bias().defined())
-        .set("kernel_initializer", initializer("GlorotUniform"))
-        .set("bias_initializer", initializer("Zeros"));
-  } else if (const auto* conv = dynamic_cast<const layers::Conv2D*>(&layer)) {
-    const layers::Conv2DOptions& o = conv->options();
-    config.set("filters", conv->filters())
-        .set("kernel_size", pair_json(conv->kernel_size()))
-        .set("strides", pair_json(o.strides))
-        .set("padding", lower(o.padding))
-        .set("data_format", "channels_last")
-        .set("dilation_rate", pair_json(o.dilation_rate))
-        .set("groups", o.groups)
-        .set("activation", activation_name(layer, conv->activation()))
-        .set("use_bias", o.use_bias)
-        .set("kernel_initializer", initializer("GlorotUniform"))
-        .set("bias_initializer", initializer("Zeros"));
-  } else if (const auto* pooling = dynamic_cast<const layers::Pooling2D*>(&layer)) {
-    config.set("pool_size", pair_json(pooling->pool_size()))
-        .set("padding", pooling->same_padding() ? "same" : "valid")
-        .set("strides", pair_json(pooling->strides()))
-        .set("data_format", "channels_last");
-  } else if (dynamic_cast<const layers::Flatten*>(&layer) != nullptr) {
-    config.set("data_format", "channels_last");
-  } else if (const auto* dropout = dynamic_cast<const layers::Dropout*>(&layer)) {
-    config.set("rate", dropout->rate())
-        .set("seed", dropout->seed() ? Json(static_cast<std::int64_t>(*dropout->seed())) : Json())
-        .set("noise_shape", nullptr);
-  } else if (const auto* activation = dynamic_cast<const layers::Activation*>(&layer)) {
-    config.set("activation", activation_name(layer, activation->activation()));
-  } else if (const auto* bn = dynamic_cast<const layers::BatchNormalization*>(&layer)) {
-    const layers::BatchNormalizationOptions& o = bn->options();
-    config.set("axis", -1)
-        .set("momentum", o.momentum)
-        .set("epsilon", o.epsilon)
-        .set("center", o.center)
-        .set("scale", o.scale)
-        .set("synchronized", o.synchronized)
-        .set("beta_initializer", initializer("Zeros"))
-        .set("gamma_initializer", initializer("Ones"))
-        .set("moving_mean_initializer", initializer("Zeros"))
-        .set("moving_variance_initializer", initializer("Ones"));
-  } else {
+// The layer's entry in config.json: its class and get_config() (Note [Layer registry]). A class
+// load_model could not read back is refused here.
+Json layer_entry(const Layer& layer, const TensorShape& input_shape) {
+  const std::string cls = layer.keras3_class_name();
+  if (find_layer_class(cls) == nullptr) {
     throw UnimplementedError(fmt::format(
         "Layer '{}' ({}) has no .keras configuration in eagle: Sequential::save writes the "
-        "layers {}",
-        layer.name(), layer.class_name(), joined(supported_layers())));
+        "layers InputLayer, {}",
+        layer.name(), layer.class_name(), joined(registered_layer_classes())));
   }
-  return config;
+  return Json::object()
+      .set("module", "keras.layers")
+      .set("class_name", cls)
+      .set("config", layer.get_config())
+      .set("registered_name", nullptr)
+      .set("build_config", Json::object().set("input_shape", shape_json(input_shape)));
 }
 
 Json model_config(const Sequential& model) {
@@ -230,13 +132,7 @@ Json model_config(const Sequential& model) {
                            .set("registered_name", nullptr));
   TensorShape shape = input;
   for (const auto& layer : model.layers()) {
-    layer_list.push_back(
-        Json::object()
-            .set("module", "keras.layers")
-            .set("class_name", layer->keras3_class_name())
-            .set("config", layer_config(*layer))
-            .set("registered_name", nullptr)
-            .set("build_config", Json::object().set("input_shape", shape_json(shape))));
+    layer_list.push_back(layer_entry(*layer, shape));
     shape = *layer->output_shape();
   }
   return Json::object()
@@ -245,7 +141,7 @@ Json model_config(const Sequential& model) {
       .set("config", Json::object()
                          .set("name", model.name())
                          .set("trainable", true)
-                         .set("dtype", dtype_policy())
+                         .set("dtype", serialization::float32_policy())
                          .set("layers", layer_list)
                          .set("build_input_shape", shape_json(input)))
       .set("registered_name", nullptr)
@@ -262,127 +158,6 @@ std::string now_text() {
 }
 
 // ---- reading --------------------------------------------------------------------------------
-
-// One layer's entry of config.json, with the context its errors name.
-class LayerConfig {
- public:
-  LayerConfig(std::string file, std::string class_name, const Json& config)
-      : file_(std::move(file)), class_name_(std::move(class_name)), config_(config) {
-    if (const Json* name = config_.find("name"); name != nullptr && name->is_string()) {
-      name_ = name->as_string();
-    }
-  }
-
-  const std::string& name() const { return name_; }
-  const Json* find(const std::string& key) const { return config_.find(key); }
-
-  [[noreturn]] void unimplemented(const std::string& what) const {
-    throw UnimplementedError(
-        fmt::format("{}: layer '{}' ({}): {}", file_, name_, class_name_, what));
-  }
-  [[noreturn]] void invalid(const std::string& what) const {
-    throw InvalidArgumentError(
-        fmt::format("{}: layer '{}' ({}): {}", file_, name_, class_name_, what));
-  }
-
-  // A member of the config as a type, `fallback` when absent or null.
-  template <class T, class Get>
-  T get(const std::string& key, T fallback, Get&& get) const {
-    const Json* value = find(key);
-    if (value == nullptr || value->is_null()) return fallback;
-    try {
-      return get(*value);
-    } catch (const InvalidArgumentError& e) {
-      invalid(fmt::format("config '{}': {}", key, e.what()));
-    }
-  }
-  std::int64_t integer(const std::string& key, std::int64_t fallback) const {
-    return get(key, fallback, [](const Json& v) { return v.as_integer(); });
-  }
-  double number(const std::string& key, double fallback) const {
-    return get(key, fallback, [](const Json& v) { return v.as_number(); });
-  }
-  bool boolean(const std::string& key, bool fallback) const {
-    return get(key, fallback, [](const Json& v) { return v.as_bool(); });
-  }
-  std::string string(const std::string& key, std::string fallback) const {
-    return get(key, std::move(fallback), [](const Json& v) { return v.as_string(); });
-  }
-  // Keras's int-or-tuple arguments: 3 or [3, 2].
-  layers::Size2 size2(const std::string& key, layers::Size2 fallback) const {
-    return get(key, fallback, [&](const Json& v) -> layers::Size2 {
-      if (v.is_integer()) return layers::Size2(v.as_integer());
-      const Json::Array& a = v.as_array();
-      if (a.size() != 2) {
-        throw InvalidArgumentError(fmt::format("expected 2 integers, got {}", a.size()));
-      }
-      return layers::Size2(a[0].as_integer(), a[1].as_integer());
-    });
-  }
-
-  // Settings eagle's layers lack must hold Keras's defaults.
-  void require_null(const std::string& key) const {
-    const Json* value = find(key);
-    if (value != nullptr && !value->is_null()) {
-      unimplemented(fmt::format("'{}' {} is not supported by eagle's layers", key, value->dump()));
-    }
-  }
-  void require_value(const std::string& key, const Json& expected) const {
-    const Json* value = find(key);
-    if (value != nullptr && !value->is_null() && *value != expected) {
-      unimplemented(fmt::format("{}={} is not supported by eagle's layers (only {})", key,
-                                value->dump(), expected.dump()));
-    }
-  }
-  void require_channels_last() const { require_value("data_format", Json("channels_last")); }
-  void require_float32() const {
-    const Json* dtype = find("dtype");
-    if (dtype == nullptr || dtype->is_null()) return;
-    std::string policy;
-    if (dtype->is_string()) {
-      policy = dtype->as_string();
-    } else if (const Json* config = dtype->find("config"); config != nullptr) {
-      if (const Json* name = config->find("name"); name != nullptr && name->is_string()) {
-        policy = name->as_string();
-      }
-    }
-    if (policy != "float32") {
-      unimplemented(
-          fmt::format("dtype policy {} is not supported: eagle's layers compute in "
-                      "float32",
-                      policy.empty() ? dtype->dump() : "'" + policy + "'"));
-    }
-  }
-
-  activations::Activation activation(const std::string& key) const {
-    const Json* value = find(key);
-    if (value == nullptr || value->is_null()) return {};
-    if (!value->is_string()) {
-      // Keras 3 writes a registered or custom function as an object.
-      unimplemented(fmt::format("activation {} is not a built-in activation name", value->dump()));
-    }
-    const std::string& name = value->as_string();
-    if (name == "hard_sigmoid") {
-      unimplemented(
-          "activation 'hard_sigmoid' is Keras 3's relu6(x + 3) / 6; eagle's hard_sigmoid is "
-          "Keras 2's clip(0.2 x + 0.5, 0, 1)");
-    }
-    try {
-      return activations::Activation(name);
-    } catch (const InvalidArgumentError&) {
-      unimplemented(fmt::format(
-          "Unknown activation function: '{}'. eagle has linear, relu, relu6, sigmoid, tanh, "
-          "softmax, exponential, softplus, softsign, swish, silu, elu, selu and gelu",
-          name));
-    }
-  }
-
- private:
-  std::string file_;
-  std::string class_name_;
-  const Json& config_;
-  std::string name_;
-};
 
 std::optional<TensorShape> shape_from(const Json* value) {
   if (value == nullptr || !value->is_array()) return std::nullopt;
@@ -403,9 +178,9 @@ TensorShape without_batch(const TensorShape& shape) {
   return TensorShape(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
 }
 
-// A Keras layer's config as an eagle layer; `input` is the shape it receives, when known.
-std::shared_ptr<Layer> make_layer(const LayerConfig& c, const std::string& class_name,
-                                  const std::optional<TensorShape>& input) {
+// A Keras layer's config as an eagle layer, through the class's registered from_config, after
+// what every layer's config shares: the float32 policy, no regularizer or constraint, trainable.
+std::shared_ptr<Layer> make_layer(const LayerConfig& c, LayerFromConfig from_config) {
   c.require_float32();
   for (const char* key :
        {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
@@ -413,78 +188,7 @@ std::shared_ptr<Layer> make_layer(const LayerConfig& c, const std::string& class
         "gamma_constraint", "noise_shape", "quantization_config", "lora_rank"}) {
     c.require_null(key);
   }
-  std::shared_ptr<Layer> layer;
-  if (class_name == "Dense") {
-    layers::DenseOptions o;
-    o.name = c.name();
-    o.use_bias = c.boolean("use_bias", true);
-    const std::int64_t units = c.integer("units", -1);
-    if (units <= 0) c.invalid(fmt::format("units must be a positive integer, got {}", units));
-    layer = std::make_shared<layers::Dense>(units, c.activation("activation"), o);
-  } else if (class_name == "Conv2D") {
-    c.require_channels_last();
-    layers::Conv2DOptions o;
-    o.name = c.name();
-    o.strides = c.size2("strides", 1);
-    o.padding = c.string("padding", "valid");
-    o.dilation_rate = c.size2("dilation_rate", 1);
-    o.use_bias = c.boolean("use_bias", true);
-    o.groups = c.integer("groups", 1);
-    const std::int64_t filters = c.integer("filters", -1);
-    if (filters <= 0) c.invalid(fmt::format("filters must be a positive integer, got {}", filters));
-    layer = std::make_shared<layers::Conv2D>(filters, c.size2("kernel_size", 0),
-                                             c.activation("activation"), o);
-  } else if (class_name == "MaxPooling2D" || class_name == "AveragePooling2D") {
-    c.require_channels_last();
-    layers::Pooling2DOptions o;
-    o.name = c.name();
-    o.padding = c.string("padding", "valid");
-    if (const Json* strides = c.find("strides"); strides != nullptr && !strides->is_null()) {
-      o.strides = c.size2("strides", 1);
-    }
-    const layers::Size2 pool = c.size2("pool_size", 2);
-    if (class_name == "MaxPooling2D") {
-      layer = std::make_shared<layers::MaxPooling2D>(pool, o);
-    } else {
-      layer = std::make_shared<layers::AveragePooling2D>(pool, o);
-    }
-  } else if (class_name == "Flatten") {
-    c.require_channels_last();
-    layer = std::make_shared<layers::Flatten>(layers::LayerOptions{c.name(), std::nullopt});
-  } else if (class_name == "Dropout") {
-    std::optional<std::uint64_t> seed;
-    if (const Json* s = c.find("seed"); s != nullptr && !s->is_null()) {
-      seed = static_cast<std::uint64_t>(c.integer("seed", 0));
-    }
-    layer = std::make_shared<layers::Dropout>(c.number("rate", 0.5), seed,
-                                              layers::LayerOptions{c.name(), std::nullopt});
-  } else if (class_name == "Activation") {
-    layer = std::make_shared<layers::Activation>(c.activation("activation"),
-                                                 layers::LayerOptions{c.name(), std::nullopt});
-  } else if (class_name == "BatchNormalization") {
-    c.require_value("renorm", Json(false));
-    const Json* axis = c.find("axis");
-    std::int64_t a = -1;
-    if (axis != nullptr && axis->is_array() && axis->as_array().size() == 1) {
-      axis = &axis->as_array()[0];
-    }
-    if (axis != nullptr && !axis->is_null()) {
-      if (!axis->is_integer()) {
-        c.unimplemented(fmt::format("axis={}: eagle normalizes over the last axis", axis->dump()));
-      }
-      a = axis->as_integer();
-    }
-    const bool last = a == -1 || (input && a == static_cast<std::int64_t>(input->size()) - 1);
-    if (!last) c.unimplemented(fmt::format("axis={}: eagle normalizes over the last axis", a));
-    layers::BatchNormalizationOptions o;
-    o.name = c.name();
-    o.momentum = c.number("momentum", 0.99);
-    o.epsilon = c.number("epsilon", 0.001);
-    o.center = c.boolean("center", true);
-    o.scale = c.boolean("scale", true);
-    o.synchronized = c.boolean("synchronized", false);
-    layer = std::make_shared<layers::BatchNormalization>(o);
-  }
+  std::shared_ptr<Layer> layer = from_config(c);
   layer->set_trainable(c.boolean("trainable", true));
   return layer;
 }
@@ -533,17 +237,17 @@ std::unique_ptr<Sequential> model_from_config(const std::string& filepath, const
           "{}: config.json: a layer entry has no \"class_name\" and \"config\"", filepath));
     }
     const std::string& cls = layer_class->as_string();
-    const auto& known = supported_layers();
     const Json* registered = entry.find("registered_name");
     const bool custom =
         registered != nullptr && registered->is_string() && registered->as_string() != cls;
-    if (custom || std::find(known.begin(), known.end(), cls) == known.end()) {
+    const LayerFromConfig from_config = custom ? nullptr : find_layer_class(cls);
+    if (from_config == nullptr && (custom || cls != "InputLayer")) {
       // Keras's text (serialization_lib._retrieve_class_or_fn) for a class it cannot find.
-      throw UnimplementedError(
-          fmt::format("{}: Could not locate class '{}'. eagle's load_model builds the layers {}",
-                      filepath, custom ? registered->as_string() : cls, joined(known)));
+      throw UnimplementedError(fmt::format(
+          "{}: Could not locate class '{}'. eagle's load_model builds the layers InputLayer, {}",
+          filepath, custom ? registered->as_string() : cls, joined(registered_layer_classes())));
     }
-    const LayerConfig c(filepath, cls, *layer_config);
+    const LayerConfig c(filepath, cls, *layer_config, shape);
     if (cls == "InputLayer") {
       std::optional<TensorShape> batch_shape = shape_from(c.find("batch_shape"));
       if (!batch_shape) batch_shape = shape_from(c.find("batch_input_shape"));
@@ -561,7 +265,7 @@ std::unique_ptr<Sequential> model_from_config(const std::string& filepath, const
       if (shape) model->add(layers::InputLayer(without_batch(*shape)));
       has_input = true;
     }
-    std::shared_ptr<Layer> layer = make_layer(c, cls, shape);
+    std::shared_ptr<Layer> layer = make_layer(c, from_config);
     model->add(layer);
     shape = layer->output_shape();
   }
@@ -579,7 +283,7 @@ void Sequential::save(const std::string& filepath) const {
         filepath));
   }
   require_hdf5(filepath, "save");
-  if (!input_shape_ || !built_) {
+  if (!input_shape_ || !built()) {
     throw InvalidArgumentError(fmt::format(
         "Model \"{}\" has not yet been built, so it cannot be saved to {}. Build the model first "
         "by calling `build()` or by calling the model on a batch of data.",

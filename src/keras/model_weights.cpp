@@ -9,6 +9,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/keras/models.hpp"
+#include "eagle/ops.hpp"
 #include "keras/model_weights.hpp"
 
 namespace eagle::keras {
@@ -39,41 +40,72 @@ std::vector<std::string> layer_paths(const std::vector<std::shared_ptr<Layer>>& 
 }  // namespace
 
 namespace detail {
+namespace {
 
-std::vector<eagle::io::LayerWeights> weight_groups(const Model& model) {
-  std::vector<eagle::io::LayerWeights> entries;
+// A layer's group and the variables in it: a model's layers nest below its own group
+// ("layers/sequential/layers/dense"), as Keras 3 saves a model used as a layer.
+struct WeightGroup {
+  std::string path;
+  const Layer* layer;
+  std::vector<Variable> variables;
+};
+
+void collect_groups(const Model& model, const std::string& prefix, std::vector<WeightGroup>& out) {
   const auto all = model.layers();
   const std::vector<std::string> paths = layer_paths(all);
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const auto& layer = all[i];
-    eagle::io::LayerWeights entry{paths[i], {}, layer->name()};
-    for (const Variable& v : layer->weights()) entry.weights.push_back(v.read_value());
+    const std::string path = prefix + paths[i];
+    if (const auto* inner = dynamic_cast<const Model*>(all[i].get())) {
+      out.push_back(WeightGroup{path, inner, {}});
+      collect_groups(*inner, path + "/", out);
+    } else {
+      out.push_back(WeightGroup{path, all[i].get(), all[i]->weights()});
+    }
+  }
+}
+
+std::vector<WeightGroup> groups_of(const Model& model) {
+  std::vector<WeightGroup> groups;
+  collect_groups(model, "", groups);
+  groups.push_back(WeightGroup{"", &model, {}});  // the model's own /vars
+  return groups;
+}
+
+}  // namespace
+
+std::vector<eagle::io::LayerWeights> weight_groups(const Model& model) {
+  std::vector<eagle::io::LayerWeights> entries;
+  for (const WeightGroup& group : groups_of(model)) {
+    eagle::io::LayerWeights entry{group.path, {}, group.layer->name()};
+    for (const Variable& v : group.variables) entry.weights.push_back(v.read_value());
     entries.push_back(std::move(entry));
   }
-  entries.push_back(eagle::io::LayerWeights{"", {}, model.name()});  // the model's own /vars
   return entries;
 }
 
 void assign_weight_groups(Model& model, const std::vector<eagle::io::LayerWeights>& loaded,
                           const std::string& filename) {
-  // Every layer is checked before any is assigned, so a bad file changes nothing.
+  // Every group is checked before any variable is assigned, so a bad file changes nothing.
+  std::vector<WeightGroup> groups = groups_of(model);
+  groups.pop_back();  // the model's own group holds nothing to check
   std::vector<std::vector<Tensor>> values;
-  const auto all = model.layers();
-  const std::vector<std::string> paths = layer_paths(all);
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const auto& layer = all[i];
+  for (const WeightGroup& group : groups) {
     std::vector<std::string> names;
     std::vector<Shape> shapes;
-    for (const Variable& v : layer->weights()) {
+    for (const Variable& v : group.variables) {
       names.push_back(short_name(v.name()));
       shapes.push_back(v.shape());
     }
-    values.push_back(
-        eagle::io::expect_layer_weights(filename, loaded, paths[i], layer->name(), names, shapes)
-            .weights);
+    values.push_back(eagle::io::expect_layer_weights(filename, loaded, group.path,
+                                                     group.layer->name(), names, shapes)
+                         .weights);
   }
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (!values[i].empty()) all[i]->set_weights(values[i]);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    for (std::size_t j = 0; j < groups[i].variables.size(); ++j) {
+      Variable& v = groups[i].variables[j];
+      const Tensor& value = values[i][j];
+      v.assign(value.dtype() == v.dtype() ? value : cast(value, v.dtype()));
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
+#include "eagle/keras/layer_config.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_normalization.hpp"
 
@@ -116,5 +117,54 @@ SyncBatchNormalization::SyncBatchNormalization(BatchNormalizationOptions options
         options.synchronized = true;
         return std::move(options);
       }()) {}
+
+// ---- config (Note [Layer registry]) ----------------------------------------------------------
+
+using eagle::io::Json;
+
+// SyncBatchNormalization's too: Keras 3 writes it as BatchNormalization(synchronized=True).
+Json BatchNormalization::get_config() const {
+  return Layer::get_config()
+      .set("axis", -1)
+      .set("momentum", options_.momentum)
+      .set("epsilon", options_.epsilon)
+      .set("center", options_.center)
+      .set("scale", options_.scale)
+      .set("synchronized", options_.synchronized)
+      .set("beta_initializer", serialization::initializer("Zeros"))
+      .set("gamma_initializer", serialization::initializer("Ones"))
+      .set("moving_mean_initializer", serialization::initializer("Zeros"))
+      .set("moving_variance_initializer", serialization::initializer("Ones"));
+}
+
+std::shared_ptr<Layer> BatchNormalization::from_config(const LayerConfig& c) {
+  c.require_value("renorm", Json(false));
+  const Json* axis = c.find("axis");
+  std::int64_t a = -1;
+  if (axis != nullptr && axis->is_array() && axis->as_array().size() == 1) {
+    axis = &axis->as_array()[0];
+  }
+  if (axis != nullptr && !axis->is_null()) {
+    if (!axis->is_integer()) {
+      c.unimplemented(fmt::format("axis={}: eagle normalizes over the last axis", axis->dump()));
+    }
+    a = axis->as_integer();
+  }
+  const auto& input = c.input_shape();
+  const bool last = a == -1 || (input && a == static_cast<std::int64_t>(input->size()) - 1);
+  if (!last) c.unimplemented(fmt::format("axis={}: eagle normalizes over the last axis", a));
+  BatchNormalizationOptions o;
+  o.name = c.name();
+  o.momentum = c.number("momentum", 0.99);
+  o.epsilon = c.number("epsilon", 0.001);
+  o.center = c.boolean("center", true);
+  o.scale = c.boolean("scale", true);
+  o.synchronized = c.boolean("synchronized", false);
+  return std::make_shared<BatchNormalization>(o);
+}
+
+namespace {
+const LayerRegistration kBatchNormalization("BatchNormalization", &BatchNormalization::from_config);
+}  // namespace
 
 }  // namespace eagle::keras::layers

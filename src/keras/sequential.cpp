@@ -24,7 +24,7 @@ void Sequential::add(std::shared_ptr<Layer> layer) {
           "Input first).");
     }
     input_shape_ = *input->output_shape();
-    built_ = true;
+    set_built();
     return;  // Keras keeps the InputLayer out of model.layers
   }
   for (const auto& existing : layers_) {
@@ -40,7 +40,7 @@ void Sequential::add(std::shared_ptr<Layer> layer) {
     TensorShape with_batch{std::nullopt};
     with_batch.insert(with_batch.end(), layer->input_shape()->begin(), layer->input_shape()->end());
     input_shape_ = with_batch;
-    built_ = true;
+    set_built();
   }
   layers_.push_back(std::move(layer));
   if (input_shape_) {
@@ -66,13 +66,19 @@ void Sequential::build(const TensorShape& input_shape) {
     shape = layer->compute_output_shape(shape);
     layer->set_output_shape(shape);
   }
-  built_ = true;
+  set_built();
+}
+
+TensorShape Sequential::compute_output_shape(const TensorShape& input_shape) const {
+  TensorShape shape = input_shape;
+  for (const auto& layer : layers_) shape = layer->compute_output_shape(shape);
+  return shape;
 }
 
 Tensor Sequential::call(const Tensor& inputs, bool training) {
   if (!inputs.defined()) throw InvalidArgumentError("Use of an undefined eagle::Tensor");
-  if (!built_ || std::any_of(layers_.begin(), layers_.end(),
-                             [](const auto& l) { return !l->output_shape(); })) {
+  if (!built() || std::any_of(layers_.begin(), layers_.end(),
+                              [](const auto& l) { return !l->output_shape(); })) {
     TensorShape shape = shape_of(inputs);
     if (!shape.empty()) shape[0] = std::nullopt;
     if (input_shape_ && input_shape_->size() == shape.size()) shape = *input_shape_;

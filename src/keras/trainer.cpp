@@ -137,7 +137,7 @@ std::string describe(const distribute::Strategy& strategy) {
 
 // Every weight of `model` belongs to `strategy`; otherwise InvalidArgumentError with Keras's text
 // ("Variable (...) was not created in the distribution strategy scope of (...)").
-void check_weights_in_scope(const Trainer& model, const distribute::Strategy& strategy) {
+void check_weights_in_scope(const Model& model, const distribute::Strategy& strategy) {
   for (const Variable& v : model.weights()) {
     if (strategy.extended().variable_created_in_scope(v)) continue;
     throw InvalidArgumentError(fmt::format(
@@ -171,12 +171,14 @@ Trainer::Trainer() {
   if (distribute::in_cross_replica_context()) strategy_id_ = distribute::get_strategy().id();
 }
 
-Model& Trainer::model() { return static_cast<Model&>(*this); }  // Model is the only subclass
+// Model is the only subclass.
+Model& Trainer::model() { return static_cast<Model&>(*this); }
+const Model& Trainer::model() const { return static_cast<const Model&>(*this); }
 
 const distribute::Strategy* Trainer::distribute_strategy() const {
   std::uint64_t id = strategy_id_;
   if (id == 0) {
-    for (const Variable& v : weights()) {
+    for (const Variable& v : model().weights()) {
       if ((id = distribute::strategy_id_of(v)) != 0) break;
     }
     if (id == 0) return nullptr;
@@ -187,7 +189,7 @@ const distribute::Strategy* Trainer::distribute_strategy() const {
         "Model '{}' was built under a MirroredStrategy that has been destroyed: a mirrored "
         "model's fit, evaluate and predict run on its strategy's replicas, so the strategy must "
         "outlive them",
-        name()));
+        model().name()));
   }
   return strategy;
 }
@@ -199,15 +201,16 @@ const distribute::Strategy& Trainer::prepare_strategy(const Tensor& x) {
     throw FailedPreconditionError(fmt::format(
         "Model '{}' is mirrored: call its fit, evaluate and predict outside strategy.run (they "
         "run the replicas themselves)",
-        name()));
+        model().name()));
   }
-  const auto all = layers();
-  if (!built() || std::any_of(all.begin(), all.end(),
-                              [](const auto& l) { return !l->built() || !l->output_shape(); })) {
+  const auto all = model().layers();
+  if (!model().built() || std::any_of(all.begin(), all.end(), [](const auto& l) {
+        return !l->built() || !l->output_shape();
+      })) {
     auto scope = strategy->scope();
-    call(x[Slice{0, std::min<std::int64_t>(x.shape()[0], 1)}], false);
+    model().call(x[Slice{0, std::min<std::int64_t>(x.shape()[0], 1)}], false);
   }
-  check_weights_in_scope(*this, *strategy);
+  check_weights_in_scope(model(), *strategy);
   return *strategy;
 }
 
@@ -217,7 +220,7 @@ void Trainer::compile(OptimizerArg optimizer, LossArg loss, std::vector<MetricAr
   }
   if (distribute::in_cross_replica_context()) {
     const distribute::Strategy& scope = distribute::get_strategy();
-    check_weights_in_scope(*this, scope);
+    check_weights_in_scope(model(), scope);
     if (strategy_id_ == 0) strategy_id_ = scope.id();
   }
   auto resolved_optimizer = optimizer.get();
@@ -278,10 +281,10 @@ Trainer::StepOutput Trainer::train_step(const Tensor& x, const Tensor& y) {
   std::vector<Variable> variables;
   {
     GradientTape tape;
-    out.y_pred = call(x, true);  // the first call builds: new variables are read, so watched
+    out.y_pred = model()(x, true);  // the first call builds: new variables are read, so watched
     out.loss = compute_loss(y, out.y_pred);
     tape.stop();
-    variables = trainable_variables();
+    variables = model().trainable_variables();
     // Built here: in a replica, a mirrored variable's source is this replica's component.
     std::vector<GradientSource> sources(variables.begin(), variables.end());
     grads = tape.gradient(out.loss, sources);
@@ -294,12 +297,12 @@ Trainer::StepOutput Trainer::train_step(const Tensor& x, const Tensor& y) {
 
 Trainer::StepOutput Trainer::test_step(const Tensor& x, const Tensor& y) {
   StepOutput out;
-  out.y_pred = call(x, false);
+  out.y_pred = model()(x, false);
   out.loss = compute_loss(y, out.y_pred);
   return out;
 }
 
-Tensor Trainer::predict_step(const Tensor& x) { return call(x, false); }
+Tensor Trainer::predict_step(const Tensor& x) { return model()(x, false); }
 
 void Trainer::record_outputs(const Tensor& y, const std::vector<StepOutput>& outputs,
                              const distribute::Strategy& strategy) {

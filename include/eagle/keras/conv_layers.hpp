@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,8 @@ class Conv2D : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "Conv2D"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 
   std::int64_t filters() const { return filters_; }
   const Variable& kernel() const { return kernel_; }
@@ -77,6 +80,7 @@ class Pooling2D : public Layer {
   Size2 pool_size() const { return pool_size_; }
   Size2 strides() const { return strides_; }
   bool same_padding() const { return same_; }
+  eagle::io::Json get_config() const override;
 
  protected:
   // pool_size and strides must be positive, padding "valid" or "same": InvalidArgumentError with
@@ -95,6 +99,7 @@ class MaxPooling2D : public Pooling2D {
  public:
   explicit MaxPooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
   std::string class_name() const override { return "MaxPooling2D"; }
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 
  protected:
   Tensor pool(const Tensor& inputs, const nn::Pool2DOptions& options) const override;
@@ -104,6 +109,7 @@ class AveragePooling2D : public Pooling2D {
  public:
   explicit AveragePooling2D(Size2 pool_size = 2, Pooling2DOptions options = {});
   std::string class_name() const override { return "AveragePooling2D"; }
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 
  protected:
   Tensor pool(const Tensor& inputs, const nn::Pool2DOptions& options) const override;

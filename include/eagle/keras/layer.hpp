@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "eagle/initializers.hpp"
+#include "eagle/io/json.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
 
@@ -34,8 +36,11 @@ class InitializerArg {
   initializers::Initializer fn_;
 };
 
+class LayerConfig;  // eagle/keras/layer_config.hpp
+
 // Layers are used through std::shared_ptr (Sequential holds them so): a copy of a built layer
-// shares its variables.
+// shares its variables. A layer may hold other layers (a Model is a Layer whose layers are its
+// own): its weight lists then follow Keras 3's, its own weights first, then each inner layer's.
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -56,6 +61,10 @@ class Layer {
   // The class Keras 3 knows the layer as, in its files (.keras configs, .weights.h5 group names):
   // class_name() but for Keras 2 classes Keras 3 folded into another.
   virtual std::string keras3_class_name() const { return class_name(); }
+  // Keras's get_config: the layer's arguments by their Keras 3 names, as .keras files hold them
+  // (name, trainable and dtype here; each class adds its own and registers its from_config next
+  // to it: eagle/keras/layer_config.hpp).
+  virtual eagle::io::Json get_config() const;
 
   const std::string& name() const { return name_; }
   bool built() const { return built_; }
@@ -68,11 +77,12 @@ class Layer {
   const std::optional<TensorShape>& output_shape() const { return output_shape_; }
   void set_output_shape(TensorShape shape) { output_shape_ = std::move(shape); }
 
-  // Keras's weight lists: trainable ones (none when the layer is frozen), non-trainable ones,
-  // and both in that order.
+  // Keras 3's weight lists, inner layers' included: every weight (the layer's own, trainable
+  // ones first, then each inner layer's, in order); the trainable ones (none when this layer is
+  // frozen); the others (all of them when it is frozen).
+  std::vector<Variable> weights() const;
   std::vector<Variable> trainable_variables() const;
   std::vector<Variable> non_trainable_variables() const;
-  std::vector<Variable> weights() const;
   // Scalars in the weights. Before build: InvalidArgumentError, Keras's text.
   std::int64_t count_params() const;
   // The weights' values, and setting them (same count, same shapes; Keras's texts otherwise).
@@ -99,6 +109,9 @@ class Layer {
   };
   void set_input_spec(InputSpec spec) { input_spec_ = std::move(spec); }
   void set_built() { built_ = true; }
+  // The layers this one holds (Keras tracks them as attributes; a Model's are its layers()):
+  // their weights are part of this layer's lists.
+  virtual std::vector<std::shared_ptr<Layer>> tracked_layers() const { return {}; }
 
  private:
   void check_input(const Tensor& inputs) const;

@@ -46,6 +46,8 @@ class Dense : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "Dense"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 
   std::int64_t units() const { return units_; }
   const activations::Activation& activation() const { return activation_; }
@@ -73,6 +75,8 @@ class Flatten : public Layer {
   Tensor call(const Tensor& inputs, bool training) override;
   TensorShape compute_output_shape(const TensorShape& input_shape) const override;
   std::string class_name() const override { return "Flatten"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 };
 
 // Keras's Activation layer.
@@ -81,6 +85,8 @@ class Activation : public Layer {
   explicit Activation(activations::Activation activation, LayerOptions options = {});
   Tensor call(const Tensor& inputs, bool training) override;
   std::string class_name() const override { return "Activation"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
   const activations::Activation& activation() const { return activation_; }
 
  private:
@@ -98,6 +104,8 @@ class Dropout : public Layer {
                    LayerOptions options = {});
   Tensor call(const Tensor& inputs, bool training) override;
   std::string class_name() const override { return "Dropout"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
   double rate() const { return rate_; }
   const std::optional<std::uint64_t>& seed() const { return seed_; }
 

@@ -15,26 +15,18 @@
 
 namespace eagle::keras {
 
-// A model: layers applied by call(), trained as Keras trains (Trainer: one GradientTape per batch,
-// the loss, optimizer.apply_gradients). Not copyable; callbacks get a pointer to it.
-class Model : public Trainer {
+// A model: a Layer whose layers are applied by call() and trained as Keras trains (Trainer: one
+// GradientTape per batch, the loss, optimizer.apply_gradients). Its weight lists, count_params and
+// get/set_weights are Layer's, over its layers; a model can be a layer of another model. Not
+// copyable; callbacks get a pointer to it.
+class Model : public Layer, public Trainer {
  public:
   ~Model() override = default;
 
-  const std::string& name() const override { return name_; }
-  std::vector<std::shared_ptr<Layer>> layers() const override = 0;
-  bool built() const override = 0;
+  // The layers, in order (Keras's model.layers).
+  virtual std::vector<std::shared_ptr<Layer>> layers() const = 0;
   // The forward pass (builds the model on the first call from the input's shape).
   Tensor call(const Tensor& inputs, bool training) override = 0;
-  Tensor operator()(const Tensor& inputs, bool training = false) { return call(inputs, training); }
-
-  // Every layer's weights, in layer order (Keras's lists).
-  std::vector<Variable> trainable_variables() const override;
-  std::vector<Variable> non_trainable_variables() const;
-  std::vector<Variable> weights() const override;
-  std::int64_t count_params() const;
-  std::vector<Tensor> get_weights() const;
-  void set_weights(const std::vector<Tensor>& weights);
 
   // Keras 3's model.save_weights / load_weights: a `.weights.h5` file (HDF5) with one group per
   // layer, so weights move between eagle and Keras both ways (Note [Keras 3 weights layout]).
@@ -48,10 +40,8 @@ class Model : public Trainer {
   void summary(int line_length = 65) const;
 
  protected:
-  explicit Model(const std::string& class_name, std::string name);
-
- private:
-  std::string name_;
+  Model(const std::string& class_name, std::string name) : Layer(class_name, std::move(name)) {}
+  std::vector<std::shared_ptr<Layer>> tracked_layers() const override { return layers(); }
 };
 
 // Keras's Sequential: a stack of layers, each fed the previous one's output. With an input
@@ -73,10 +63,12 @@ class Sequential : public Model {
 
   // Builds every layer for inputs of this shape (batch first, usually unknown: {std::nullopt,
   // 784}).
-  void build(const TensorShape& input_shape);
-  bool built() const override { return built_; }
+  void build(const TensorShape& input_shape) override;
   std::vector<std::shared_ptr<Layer>> layers() const override { return layers_; }
   Tensor call(const Tensor& inputs, bool training) override;
+  // The last layer's output shape for this input shape.
+  TensorShape compute_output_shape(const TensorShape& input_shape) const override;
+  std::string class_name() const override { return "Sequential"; }
 
   // The input shape with the batch dimension ((None, 28, 28, 1)), once known.
   const std::optional<TensorShape>& input_shape() const { return input_shape_; }
@@ -91,7 +83,6 @@ class Sequential : public Model {
  private:
   std::vector<std::shared_ptr<Layer>> layers_;
   std::optional<TensorShape> input_shape_;  // with the batch dimension
-  bool built_ = false;
 };
 
 namespace models {

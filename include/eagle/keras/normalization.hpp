@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,8 @@ class BatchNormalization : public Layer {
   void build(const TensorShape& input_shape) override;
   Tensor call(const Tensor& inputs, bool training) override;
   std::string class_name() const override { return "BatchNormalization"; }
+  eagle::io::Json get_config() const override;
+  static std::shared_ptr<Layer> from_config(const LayerConfig& config);
 
   const Variable& gamma() const { return gamma_; }
   const Variable& beta() const { return beta_; }

@@ -160,14 +160,6 @@ class Trainer {
   // (FailedPreconditionError otherwise).
   const distribute::Strategy* distribute_strategy() const;
 
-  // What the trainer needs of the model it trains (Model implements them).
-  virtual const std::string& name() const = 0;
-  virtual std::vector<std::shared_ptr<Layer>> layers() const = 0;
-  virtual bool built() const = 0;
-  virtual Tensor call(const Tensor& inputs, bool training) = 0;
-  virtual std::vector<Variable> trainable_variables() const = 0;
-  virtual std::vector<Variable> weights() const = 0;
-
  private:
   friend class Model;
   // Remembers the strategy whose scope is open, as Keras's Model.__init__.
@@ -190,6 +182,7 @@ class Trainer {
                       const std::vector<callbacks::Callback*>& callbacks, int verbose,
                       const distribute::Strategy& strategy);
   Model& model();
+  const Model& model() const;
 
   std::uint64_t strategy_id_ = 0;  // the scope's strategy at construction or compile, 0: none
   std::int64_t global_batch_ = 0;  // the batch in progress (compute_loss reads it in replicas)
