@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     int64_t n, h, w, c;
   };
   const Shape shapes[] = {{"128x26x26x32", 128, 26, 26, 32}, {"128x56x56x64", 128, 56, 56, 64}};
-  const eagle::ops::FusedBatchNormAttrs attrs{1e-3, 1.0, true};
+  const eagle::opdefs::FusedBatchNormAttrs attrs{1e-3, 1.0, true};
   bench::Reporter rep;
   for (const Shape& s : shapes) {
     if (!opt.filter.empty() && std::string(s.label).find(opt.filter) == std::string::npos) {

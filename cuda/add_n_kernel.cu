@@ -18,7 +18,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 constexpr int kInputsPerLaunch = 64;
 
@@ -65,7 +64,7 @@ struct AddNKernel {
 }  // namespace
 
 void register_add_n_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kAddN, DeviceType::kGPU, AddNKernel>(table);
+  kernels::register_op<opdefs::OpId::kAddN, DeviceType::kGPU, AddNKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -12,7 +12,7 @@
 #include "kernels/index_map.hpp"
 #include "kernels/numeric.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -20,7 +20,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class S>
 __global__ void index_map_gather(const S* __restrict__ in, S* __restrict__ out, std::int64_t n,
@@ -57,7 +56,7 @@ struct TileKernel {
 template <class T>
 struct PadKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::PadAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::PadAttrs>();
     // The fill is converted on the host with the CPU's rules.
     run_index_map<T>(ctx, kernels::pad_map(ctx.input(0).shape(), ctx.output_shape(), attrs, false),
                      kernels::convert<T>(attrs.constant_value));
@@ -67,7 +66,7 @@ struct PadKernel {
 template <class T>
 struct MirrorPadKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::PadAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::PadAttrs>();
     run_index_map<T>(ctx, kernels::pad_map(ctx.input(0).shape(), ctx.output_shape(), attrs, true),
                      T{});
   }
@@ -77,7 +76,8 @@ template <class T>
 struct ReverseKernel {
   static void run(KernelContext& ctx) {
     run_index_map<T>(
-        ctx, kernels::reverse_map(ctx.input(0).shape(), ctx.attrs<ops::ReverseAttrs>().axes), T{});
+        ctx, kernels::reverse_map(ctx.input(0).shape(), ctx.attrs<opdefs::ReverseAttrs>().axes),
+        T{});
   }
 };
 
@@ -120,7 +120,7 @@ struct ScanKernel {
   static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
-    const auto& attrs = ctx.attrs<ops::ScanAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::ScanAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     auto out = ctx.allocate_output();
     const Shape& shape = x.shape();
@@ -148,13 +148,13 @@ using CumprodKernel = ScanKernel<T, true>;
 }  // namespace
 
 void register_array_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kTile, DeviceType::kGPU, TileKernel>(table);
-  kernels::register_op<OpId::kPad, DeviceType::kGPU, PadKernel>(table);
-  kernels::register_op<OpId::kPadV2, DeviceType::kGPU, PadKernel>(table);
-  kernels::register_op<OpId::kMirrorPad, DeviceType::kGPU, MirrorPadKernel>(table);
-  kernels::register_op<OpId::kReverseV2, DeviceType::kGPU, ReverseKernel>(table);
-  kernels::register_op<OpId::kCumsum, DeviceType::kGPU, CumsumKernel>(table);
-  kernels::register_op<OpId::kCumprod, DeviceType::kGPU, CumprodKernel>(table);
+  kernels::register_op<opdefs::OpId::kTile, DeviceType::kGPU, TileKernel>(table);
+  kernels::register_op<opdefs::OpId::kPad, DeviceType::kGPU, PadKernel>(table);
+  kernels::register_op<opdefs::OpId::kPadV2, DeviceType::kGPU, PadKernel>(table);
+  kernels::register_op<opdefs::OpId::kMirrorPad, DeviceType::kGPU, MirrorPadKernel>(table);
+  kernels::register_op<opdefs::OpId::kReverseV2, DeviceType::kGPU, ReverseKernel>(table);
+  kernels::register_op<opdefs::OpId::kCumsum, DeviceType::kGPU, CumsumKernel>(table);
+  kernels::register_op<opdefs::OpId::kCumprod, DeviceType::kGPU, CumprodKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -13,7 +13,7 @@
 #include "kernel_launch.hpp"
 #include "kernels/check_numerics.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -21,7 +21,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 constexpr unsigned kNaN = 1, kNegativeInf = 2, kPositiveInf = 4;
 
@@ -61,7 +60,7 @@ struct CheckNumericsKernel {
       counts.nan = (found & kNaN) != 0;
       counts.negative_inf = (found & kNegativeInf) != 0;
       counts.positive_inf = (found & kPositiveInf) != 0;
-      kernels::throw_check_numerics(ctx.attrs<ops::CheckNumericsAttrs>().message, counts);
+      kernels::throw_check_numerics(ctx.attrs<opdefs::CheckNumericsAttrs>().message, counts);
     }
     ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }
@@ -70,7 +69,7 @@ struct CheckNumericsKernel {
 }  // namespace
 
 void register_check_numerics_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kCheckNumerics, DeviceType::kGPU, CheckNumericsKernel>(table);
+  kernels::register_op<opdefs::OpId::kCheckNumerics, DeviceType::kGPU, CheckNumericsKernel>(table);
 }
 
 }  // namespace eagle::cuda

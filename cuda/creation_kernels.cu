@@ -15,7 +15,7 @@
 #include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
 #include "kernels/truncated_normal.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -23,7 +23,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class S>
 __global__ void fill_values(S* __restrict__ out, std::int64_t n, S value) {
@@ -154,7 +153,7 @@ template <class T>
 struct ConstKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::ConstAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::ConstAttrs>();
     // Through pinned staging on the device's stream: returns before the copy has landed.
     ctx.device().copy_from_host(out->data(), attrs.host_data, out->bytes());
   }
@@ -169,7 +168,7 @@ struct FillKernel {
     const std::int64_t n = ctx.output_shape().num_elements();
     if (n == 0) return;
     // The value is converted on the host with the CPU's rules, then its bits are broadcast.
-    const T host_value = kernels::convert<T>(ctx.attrs<ops::FillAttrs>().value);
+    const T host_value = kernels::convert<T>(ctx.attrs<opdefs::FillAttrs>().value);
     S value;
     static_assert(sizeof(S) == sizeof(T));
     std::memcpy(static_cast<void*>(&value), &host_value, sizeof value);
@@ -187,7 +186,7 @@ struct RangeKernel {
     auto out = ctx.allocate_output();
     const std::int64_t n = ctx.output_shape().num_elements();
     if (n == 0) return;
-    const auto& attrs = ctx.attrs<ops::RangeAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RangeAttrs>();
     range_values<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
         out->data<S>(), n, attrs.start, attrs.delta);
     check_launch("range_values");
@@ -205,7 +204,7 @@ struct Random {
       auto out = ctx.allocate_output();
       const std::int64_t n = ctx.output_shape().num_elements();
       if (n == 0) return;
-      const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+      const auto& attrs = ctx.attrs<opdefs::RandomAttrs>();
       const unsigned int grid = grid_size((n + 3) / 4, scope.device());
       if constexpr (kNormal) {
         normal_values<S><<<grid, kBlockSize, 0, scope.stream()>>>(out->data<S>(), n, attrs.seed,
@@ -237,7 +236,7 @@ struct TruncatedNormalKernel {
     auto out = ctx.allocate_output();
     const std::int64_t n = ctx.output_shape().num_elements();
     if (n == 0) return;
-    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RandomAttrs>();
     truncated_normal_values<S><<<grid_size(n, scope.device()), kBlockSize, 0, scope.stream()>>>(
         out->data<S>(), n, attrs.seed, attrs.a, attrs.b);
     check_launch("truncated_normal_values");
@@ -284,15 +283,18 @@ struct IdentityNKernel {
 }  // namespace
 
 void register_creation_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kConst, DeviceType::kGPU, ConstKernel>(table);
-  kernels::register_op<OpId::kFill, DeviceType::kGPU, FillKernel>(table);
-  kernels::register_op<OpId::kRange, DeviceType::kGPU, RangeKernel>(table);
-  kernels::register_op<OpId::kRandomUniform, DeviceType::kGPU, Random<false>::Kernel>(table);
-  kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kGPU, Random<true>::Kernel>(table);
-  kernels::register_op<OpId::kTruncatedNormal, DeviceType::kGPU, TruncatedNormalKernel>(table);
-  kernels::register_op<OpId::kCast, DeviceType::kGPU, CastKernel>(table);
-  kernels::register_op<OpId::kIdentity, DeviceType::kGPU, IdentityKernel>(table);
-  kernels::register_op<OpId::kIdentityN, DeviceType::kGPU, IdentityNKernel>(table);
+  kernels::register_op<opdefs::OpId::kConst, DeviceType::kGPU, ConstKernel>(table);
+  kernels::register_op<opdefs::OpId::kFill, DeviceType::kGPU, FillKernel>(table);
+  kernels::register_op<opdefs::OpId::kRange, DeviceType::kGPU, RangeKernel>(table);
+  kernels::register_op<opdefs::OpId::kRandomUniform, DeviceType::kGPU, Random<false>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kRandomStandardNormal, DeviceType::kGPU, Random<true>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kTruncatedNormal, DeviceType::kGPU, TruncatedNormalKernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kCast, DeviceType::kGPU, CastKernel>(table);
+  kernels::register_op<opdefs::OpId::kIdentity, DeviceType::kGPU, IdentityKernel>(table);
+  kernels::register_op<opdefs::OpId::kIdentityN, DeviceType::kGPU, IdentityNKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -60,7 +60,7 @@
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
 #include "memory/bfc_allocator.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/flags.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -69,7 +69,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 using std::int64_t;
 
 // One cuDNN handle per logical GPU, bound to its stream, with that device's algorithm cache.
@@ -162,7 +161,7 @@ struct TensorDesc {
 struct FilterDesc {
   const CudnnLibrary& api;
   cudnnFilterDescriptor_t d = nullptr;
-  FilterDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g,
+  FilterDesc(const CudnnLibrary& a, cudnnDataType_t type, const opdefs::Conv2DAttrs& g,
              cudnnTensorFormat_t format)
       : api(a) {
     EAGLE_CUDNN_CHECK(api.create_filter(&d));
@@ -175,7 +174,7 @@ struct FilterDesc {
 struct ConvDesc {
   const CudnnLibrary& api;
   cudnnConvolutionDescriptor_t d = nullptr;
-  ConvDesc(const CudnnLibrary& a, cudnnDataType_t type, const ops::Conv2DAttrs& g, bool tf32)
+  ConvDesc(const CudnnLibrary& a, cudnnDataType_t type, const opdefs::Conv2DAttrs& g, bool tf32)
       : api(a) {
     EAGLE_CUDNN_CHECK(api.create_convolution(&d));
     const cudnnDataType_t compute =
@@ -196,12 +195,12 @@ struct ConvDesc {
 // The part of a convolution cuDNN sees: the input grown by the extra SAME row/column
 // (Note [cuDNN convolutions]) and symmetric padding.
 struct Symmetric {
-  ops::Conv2DAttrs g;
+  opdefs::Conv2DAttrs g;
   int64_t extra_h, extra_w;
   bool padded() const { return extra_h > 0 || extra_w > 0; }
 };
 
-Symmetric symmetric(const ops::Conv2DAttrs& a) {
+Symmetric symmetric(const opdefs::Conv2DAttrs& a) {
   Symmetric s{a, a.pad_bottom - a.pad_top, a.pad_right - a.pad_left};
   s.g.in_height += s.extra_h;
   s.g.in_width += s.extra_w;
@@ -238,7 +237,7 @@ std::shared_ptr<runtime::TensorImpl> scratch(const LaunchScope& scope, std::size
 }
 
 std::array<int64_t, 20> conv_key(int kind, cudnnDataType_t type, bool tf32,
-                                 const ops::Conv2DAttrs& g, cudnnTensorFormat_t format) {
+                                 const opdefs::Conv2DAttrs& g, cudnnTensorFormat_t format) {
   return {kind,           type,           tf32,          g.batch,
           g.in_height,    g.in_width,     g.in_channels, g.filter_height,
           g.filter_width, g.out_channels, g.out_height,  g.out_width,
@@ -283,9 +282,9 @@ cudnnTensorFormat_t conv_format(ConvKind kind) {
 // x, y and out are in conv_format<T>(kind)'s layout, w in OHWI (NHWC) or OIHW (NCHW).
 template <class T>
 void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKind kind,
-                     const ops::Conv2DAttrs& g, const void* x, const void* w, const void* y,
+                     const opdefs::Conv2DAttrs& g, const void* x, const void* w, const void* y,
                      void* out) {
-  const char* op = runtime::op_name(ctx.op()).data();
+  const char* op = opdefs::op_name(ctx.op()).data();
   const CudnnLibrary& api = cudnn(op);
   CudnnHandle& h = handle_for(scope.device(), op);
   const cudnnDataType_t type = data_type<T>();
@@ -371,7 +370,7 @@ void run_convolution(const KernelContext& ctx, const LaunchScope& scope, ConvKin
 // The HWIO filter transposed by `perm` into a scratch tensor: {3, 0, 1, 2} gives OHWI (cuDNN's
 // NHWC filter layout), {3, 2, 0, 1} OIHW (its NCHW one).
 std::shared_ptr<runtime::TensorImpl> transposed_filter(const LaunchScope& scope, const void* hwio,
-                                                       const ops::Conv2DAttrs& a,
+                                                       const opdefs::Conv2DAttrs& a,
                                                        std::size_t element,
                                                        const std::vector<int>& perm) {
   auto out = scratch(scope, static_cast<std::size_t>(a.filter_height * a.filter_width *
@@ -386,7 +385,7 @@ std::shared_ptr<runtime::TensorImpl> transposed_filter(const LaunchScope& scope,
 // The filter in the layout run_convolution takes for `kind`.
 template <class T>
 std::shared_ptr<runtime::TensorImpl> cudnn_filter(const LaunchScope& scope, const void* hwio,
-                                                  const ops::Conv2DAttrs& a, ConvKind kind) {
+                                                  const opdefs::Conv2DAttrs& a, ConvKind kind) {
   return transposed_filter(scope, hwio, a, sizeof(T),
                            conv_format<T>(kind) == CUDNN_TENSOR_NCHW
                                ? std::vector<int>{3, 2, 0, 1}
@@ -418,8 +417,8 @@ void zero_output(const LaunchScope& scope, runtime::TensorImpl* out, const Kerne
 
 // Conv2D of inputs 0 and 1 into `out` (nonempty).
 template <class T>
-void conv2d_forward(const KernelContext& ctx, const LaunchScope& scope, const ops::Conv2DAttrs& a,
-                    runtime::TensorImpl* out) {
+void conv2d_forward(const KernelContext& ctx, const LaunchScope& scope,
+                    const opdefs::Conv2DAttrs& a, runtime::TensorImpl* out) {
   const Symmetric s = symmetric(a);
   const void* x = ctx.input(0).data();
   std::shared_ptr<runtime::TensorImpl> padded;
@@ -453,7 +452,7 @@ struct Conv2DKernel {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
-    conv2d_forward<T>(ctx, scope, ctx.attrs<ops::Conv2DAttrs>(), out);
+    conv2d_forward<T>(ctx, scope, ctx.attrs<opdefs::Conv2DAttrs>(), out);
   }
 };
 
@@ -466,7 +465,7 @@ struct FusedConv2DKernel {
     auto out = ctx.allocate_output();
     const int64_t n = ctx.output_shape().num_elements();
     if (n == 0) return;
-    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    const auto& f = ctx.attrs<opdefs::FusedConv2DAttrs>();
     if (empty(ctx)) {  // an empty input or filter: the convolution's sums are zeros
       zero_output(scope, out, ctx, sizeof(T));
     } else {
@@ -483,7 +482,7 @@ struct Conv2DBackpropInputKernel {  // inputs: filter, out_backprop
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     const Symmetric s = symmetric(a);
     const auto filter = cudnn_filter<T>(scope, ctx.input(0).data(), a, kBackwardData);
     std::shared_ptr<runtime::TensorImpl> padded;
@@ -521,7 +520,7 @@ struct Conv2DBackpropFilterKernel {  // inputs: input, out_backprop
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     const Symmetric s = symmetric(a);
     const void* x = ctx.input(0).data();
     std::shared_ptr<runtime::TensorImpl> padded;
@@ -562,7 +561,7 @@ struct Conv2DBackpropFilterKernel {  // inputs: input, out_backprop
 struct PoolDesc {
   const CudnnLibrary& api;
   cudnnPoolingDescriptor_t d = nullptr;
-  PoolDesc(const CudnnLibrary& a, cudnnPoolingMode_t mode, const ops::Pool2DAttrs& g) : api(a) {
+  PoolDesc(const CudnnLibrary& a, cudnnPoolingMode_t mode, const opdefs::Pool2DAttrs& g) : api(a) {
     EAGLE_CUDNN_CHECK(api.create_pooling(&d));
     EAGLE_CUDNN_CHECK(api.set_pooling_2d(d, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(g.window_h),
                                          static_cast<int>(g.window_w), static_cast<int>(g.pad_top),
@@ -577,8 +576,8 @@ void run_pooling(KernelContext& ctx, cudnnPoolingMode_t mode, bool backward) {
   const LaunchScope scope(ctx);
   auto out = ctx.allocate_output();
   if (empty(ctx)) return zero_output(scope, out, ctx, sizeof(T));
-  const auto& g = ctx.attrs<ops::Pool2DAttrs>();
-  const char* op = runtime::op_name(ctx.op()).data();
+  const auto& g = ctx.attrs<opdefs::Pool2DAttrs>();
+  const char* op = opdefs::op_name(ctx.op()).data();
   const CudnnLibrary& api = cudnn(op);
   CudnnHandle& h = handle_for(scope.device(), op);
   const cudnnDataType_t type = data_type<T>();
@@ -629,16 +628,16 @@ struct AvgPoolGradKernel {
 }  // namespace
 
 void register_conv_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kConv2D, DeviceType::kGPU, Conv2DKernel>(table);
-  kernels::register_op<OpId::k_FusedConv2D, DeviceType::kGPU, FusedConv2DKernel>(table);
-  kernels::register_op<OpId::kConv2DBackpropInput, DeviceType::kGPU, Conv2DBackpropInputKernel>(
-      table);
-  kernels::register_op<OpId::kConv2DBackpropFilter, DeviceType::kGPU, Conv2DBackpropFilterKernel>(
-      table);
-  kernels::register_op<OpId::kMaxPool, DeviceType::kGPU, MaxPoolKernel>(table);
-  kernels::register_op<OpId::kMaxPoolGrad, DeviceType::kGPU, MaxPoolGradKernel>(table);
-  kernels::register_op<OpId::kAvgPool, DeviceType::kGPU, AvgPoolKernel>(table);
-  kernels::register_op<OpId::kAvgPoolGrad, DeviceType::kGPU, AvgPoolGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2D, DeviceType::kGPU, Conv2DKernel>(table);
+  kernels::register_op<opdefs::OpId::k_FusedConv2D, DeviceType::kGPU, FusedConv2DKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2DBackpropInput, DeviceType::kGPU,
+                       Conv2DBackpropInputKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2DBackpropFilter, DeviceType::kGPU,
+                       Conv2DBackpropFilterKernel>(table);
+  kernels::register_op<opdefs::OpId::kMaxPool, DeviceType::kGPU, MaxPoolKernel>(table);
+  kernels::register_op<opdefs::OpId::kMaxPoolGrad, DeviceType::kGPU, MaxPoolGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kAvgPool, DeviceType::kGPU, AvgPoolKernel>(table);
+  kernels::register_op<opdefs::OpId::kAvgPoolGrad, DeviceType::kGPU, AvgPoolGradKernel>(table);
 }
 
 }  // namespace eagle::cuda

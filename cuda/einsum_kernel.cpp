@@ -6,7 +6,7 @@
 #include "index_kernels.hpp"
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -14,15 +14,14 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct EinsumKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
-    const auto& a = ctx.attrs<ops::EinsumAttrs>();
+    const auto& a = ctx.attrs<opdefs::EinsumAttrs>();
     if (a.operands.size() == 1) {
-      const ops::EinsumOperand& v = a.operands[0];
+      const opdefs::EinsumOperand& v = a.operands[0];
       if (!v.copy) {
         ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
         return;
@@ -35,7 +34,7 @@ struct EinsumKernel {
     std::shared_ptr<runtime::TensorImpl> views[2];
     const T* data[2];
     for (int i = 0; i < 2; ++i) {
-      const ops::EinsumOperand& v = a.operands[static_cast<std::size_t>(i)];
+      const opdefs::EinsumOperand& v = a.operands[static_cast<std::size_t>(i)];
       const runtime::TensorImpl& in = ctx.input(i);
       if (!v.copy) {
         data[i] = in.data<const T>();
@@ -67,7 +66,7 @@ struct EinsumKernel {
 }  // namespace
 
 void register_einsum_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kEinsum, DeviceType::kGPU, EinsumKernel>(table);
+  kernels::register_op<opdefs::OpId::kEinsum, DeviceType::kGPU, EinsumKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -26,7 +26,6 @@ namespace {
 using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::KernelTable;
-using runtime::OpId;
 
 // ---- Kernels ------------------------------------------------------------------------------------
 
@@ -208,7 +207,7 @@ void binary_kernel(KernelContext& ctx) {
   }
   if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
     if (any_element<S, true>(scope, y)) {
-      kernels::throw_integer_division_by_zero(runtime::op_name(ctx.op()));
+      kernels::throw_integer_division_by_zero(opdefs::op_name(ctx.op()));
     }
   }
   auto out = ctx.allocate_output();
@@ -286,12 +285,12 @@ void unary_kernel(KernelContext& ctx) {
   check_launch("unary elementwise kernel");
 }
 
-template <OpId kOp, class Fn>
+template <opdefs::OpId kOp, class Fn>
 void add_binary(KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kGPU>(
       table, [](auto tag) -> runtime::KernelFn { return &binary_kernel<decltype(tag), Fn>; });
 }
-template <OpId kOp, class Fn>
+template <opdefs::OpId kOp, class Fn>
 void add_unary(KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kGPU>(
       table, [](auto tag) -> runtime::KernelFn { return &unary_kernel<decltype(tag), Fn>; });
@@ -300,8 +299,8 @@ void add_unary(KernelTable& table) {
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-#define EAGLE_ADD_BINARY(op, fn) add_binary<OpId::k##op, kernels::fn>(table);
-#define EAGLE_ADD_UNARY(op, fn) add_unary<OpId::k##op, kernels::fn>(table);
+#define EAGLE_ADD_BINARY(op, fn) add_binary<opdefs::OpId::k##op, kernels::fn>(table);
+#define EAGLE_ADD_UNARY(op, fn) add_unary<opdefs::OpId::k##op, kernels::fn>(table);
   EAGLE_ELEMENTWISE_OPS(EAGLE_ADD_BINARY, EAGLE_ADD_UNARY)
 #undef EAGLE_ADD_BINARY
 #undef EAGLE_ADD_UNARY

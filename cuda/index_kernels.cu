@@ -14,7 +14,7 @@
 #include "kernel_launch.hpp"
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -22,7 +22,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // Elements move as unsigned integers of their size: gathers never look at the values.
 template <class T>
@@ -55,7 +54,7 @@ struct GatherKernel {
   static void run(KernelContext& ctx) {
     using U = bits_t<T>;
     const LaunchScope scope(ctx);
-    const auto& attrs = ctx.attrs<ops::GatherAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::GatherAttrs>();
     const runtime::TensorImpl& params = ctx.input(0);
     const runtime::TensorImpl& indices = ctx.input(1);
     const Shape& p = params.shape();
@@ -115,7 +114,7 @@ struct GatherNdKernel {
   static void run(KernelContext& ctx) {
     using U = bits_t<T>;
     const LaunchScope scope(ctx);
-    const int bd = ctx.attrs<ops::GatherNdAttrs>().batch_dims;
+    const int bd = ctx.attrs<opdefs::GatherNdAttrs>().batch_dims;
     const runtime::TensorImpl& params = ctx.input(0);
     const runtime::TensorImpl& indices = ctx.input(1);
     const Shape& p = params.shape();
@@ -205,7 +204,7 @@ template <class T>
 struct StridedSliceKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
-    const auto& a = ctx.attrs<ops::StridedSliceAttrs>();
+    const auto& a = ctx.attrs<opdefs::StridedSliceAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     const Shape& s = x.shape();
     std::vector<std::int64_t> strides(a.step.size());
@@ -320,11 +319,11 @@ template void launch_strided_sum<bfloat16>(const LaunchScope&, const void*, std:
                                            std::int64_t, void*);
 
 void register_index_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kGatherV2, DeviceType::kGPU, GatherKernel>(table);
-  kernels::register_op<OpId::kGatherNd, DeviceType::kGPU, GatherNdKernel>(table);
-  kernels::register_op<OpId::kSelectV2, DeviceType::kGPU, SelectKernel>(table);
-  kernels::register_op<OpId::kStridedSlice, DeviceType::kGPU, StridedSliceKernel>(table);
-  kernels::register_op<OpId::kWhere, DeviceType::kGPU, WhereKernel>(table);
+  kernels::register_op<opdefs::OpId::kGatherV2, DeviceType::kGPU, GatherKernel>(table);
+  kernels::register_op<opdefs::OpId::kGatherNd, DeviceType::kGPU, GatherNdKernel>(table);
+  kernels::register_op<opdefs::OpId::kSelectV2, DeviceType::kGPU, SelectKernel>(table);
+  kernels::register_op<opdefs::OpId::kStridedSlice, DeviceType::kGPU, StridedSliceKernel>(table);
+  kernels::register_op<opdefs::OpId::kWhere, DeviceType::kGPU, WhereKernel>(table);
 }
 
 }  // namespace eagle::cuda

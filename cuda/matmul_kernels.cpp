@@ -20,7 +20,7 @@
 #include "kernel_launch.hpp"
 #include "kernels/registration.hpp"
 #include "matmul_plan.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/flags.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -29,7 +29,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 struct GemmTypes {
   cudaDataType_t data;
@@ -152,7 +151,7 @@ struct MatMulKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::MatMulAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::MatMulAttrs>();
     const runtime::TensorImpl& a = ctx.input(0);
     const runtime::TensorImpl& b = ctx.input(1);
     launch_matmul<T>(scope, a.data<const T>(), a.shape(), b.data<const T>(), b.shape(),
@@ -164,8 +163,8 @@ struct MatMulKernel {
 
 void register_matmul_kernels(runtime::KernelTable& table) {
   // No integer GEMM on the GPU (Note [GPU kernel set]): integer matmuls run on the CPU.
-  kernels::register_op<OpId::kMatMul, DeviceType::kGPU, MatMulKernel>(table);
-  kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kGPU, MatMulKernel>(table);
+  kernels::register_op<opdefs::OpId::kMatMul, DeviceType::kGPU, MatMulKernel>(table);
+  kernels::register_op<opdefs::OpId::kBatchMatMulV2, DeviceType::kGPU, MatMulKernel>(table);
 }
 
 }  // namespace eagle::cuda

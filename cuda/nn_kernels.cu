@@ -27,7 +27,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 using std::int64_t;
 
 #define EAGLE_GRID_STRIDE(i, n)                                             \
@@ -394,7 +393,7 @@ struct OneHotKernel {
   static void run_with(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
-    const auto& a = ctx.attrs<ops::OneHotAttrs>();
+    const auto& a = ctx.attrs<opdefs::OneHotAttrs>();
     auto out = ctx.allocate_output();
     const Shape& shape = ctx.output_shape();
     const int64_t n = shape.num_elements();
@@ -445,7 +444,7 @@ struct FusedBatchNormKernel {
     using S = storage_t<T>;
     using U = compute_of_t<S>;
     const LaunchScope scope(ctx);
-    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
+    const auto& a = ctx.attrs<opdefs::FusedBatchNormAttrs>();
     auto y = ctx.allocate_output(0);
     auto batch_mean = ctx.allocate_output(1);
     auto batch_var = ctx.allocate_output(2);
@@ -495,7 +494,7 @@ struct FusedBatchNormGradKernel {
     using S = storage_t<T>;
     using U = compute_of_t<S>;
     const LaunchScope scope(ctx);
-    const auto& a = ctx.attrs<ops::FusedBatchNormAttrs>();
+    const auto& a = ctx.attrs<opdefs::FusedBatchNormAttrs>();
     auto dx = ctx.allocate_output(0);
     auto dscale = ctx.allocate_output(1);
     auto doffset = ctx.allocate_output(2);
@@ -525,18 +524,19 @@ struct FusedBatchNormGradKernel {
 }  // namespace
 
 void register_nn_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kLogSoftmax, DeviceType::kGPU, LogSoftmaxKernel>(table);
-  kernels::register_op<OpId::kBiasAdd, DeviceType::kGPU, BiasAddKernel>(table);
-  kernels::register_op<OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,
+  kernels::register_op<opdefs::OpId::kLogSoftmax, DeviceType::kGPU, LogSoftmaxKernel>(table);
+  kernels::register_op<opdefs::OpId::kBiasAdd, DeviceType::kGPU, BiasAddKernel>(table);
+  kernels::register_op<opdefs::OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,
                        SoftmaxCrossEntropyKernel>(table);
-  kernels::register_op<OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,
+  kernels::register_op<opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kGPU,
                        SparseSoftmaxCrossEntropyKernel>(table);
-  kernels::register_op<OpId::kOneHot, DeviceType::kGPU, OneHotKernel>(table);
-  kernels::register_op<OpId::kStopGradient, DeviceType::kGPU, StopGradientKernel>(table);
-  kernels::register_op<OpId::kL2Loss, DeviceType::kGPU, L2LossKernel>(table);
-  kernels::register_op<OpId::kFusedBatchNormV3, DeviceType::kGPU, FusedBatchNormKernel>(table);
-  kernels::register_op<OpId::kFusedBatchNormGradV3, DeviceType::kGPU, FusedBatchNormGradKernel>(
+  kernels::register_op<opdefs::OpId::kOneHot, DeviceType::kGPU, OneHotKernel>(table);
+  kernels::register_op<opdefs::OpId::kStopGradient, DeviceType::kGPU, StopGradientKernel>(table);
+  kernels::register_op<opdefs::OpId::kL2Loss, DeviceType::kGPU, L2LossKernel>(table);
+  kernels::register_op<opdefs::OpId::kFusedBatchNormV3, DeviceType::kGPU, FusedBatchNormKernel>(
       table);
+  kernels::register_op<opdefs::OpId::kFusedBatchNormGradV3, DeviceType::kGPU,
+                       FusedBatchNormGradKernel>(table);
 }
 
 void launch_conv_epilogue(const LaunchScope& scope, DType dtype, void* y, const void* bias,

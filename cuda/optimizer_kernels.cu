@@ -16,7 +16,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class S, int R>
 struct StatePointers {
@@ -44,7 +43,7 @@ void apply_kernel(KernelContext& ctx) {
   using S = storage_t<T>;
   using C = compute_of_t<S>;
   LaunchScope scope(ctx);
-  kernels::with_optimizer_step<C>(ctx.op(), ctx.attrs<ops::OptimizerAttrs>(), [&](auto step) {
+  kernels::with_optimizer_step<C>(ctx.op(), ctx.attrs<opdefs::OptimizerAttrs>(), [&](auto step) {
     using Step = decltype(step);
     constexpr int R = Step::kResources;
     StatePointers<S, R> state;
@@ -57,7 +56,7 @@ void apply_kernel(KernelContext& ctx) {
   });
 }
 
-template <OpId kOp>
+template <opdefs::OpId kOp>
 void add(runtime::KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kGPU>(
       table, [](auto tag) -> runtime::KernelFn { return &apply_kernel<decltype(tag)>; });
@@ -66,7 +65,7 @@ void add(runtime::KernelTable& table) {
 }  // namespace
 
 void register_optimizer_kernels(runtime::KernelTable& table) {
-#define EAGLE_ADD_OPTIMIZER(op) add<OpId::k##op>(table);
+#define EAGLE_ADD_OPTIMIZER(op) add<opdefs::OpId::k##op>(table);
   EAGLE_OPTIMIZER_OPS(EAGLE_ADD_OPTIMIZER)
 #undef EAGLE_ADD_OPTIMIZER
 }

@@ -23,7 +23,7 @@
 #include "kernel_launch.hpp"
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "reduction_plan.hpp"
 #include "runtime/tensor_impl.hpp"
 
@@ -32,7 +32,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // ---- Reduction operators over accumulators -----------------------------------------------------
 template <class C>
@@ -447,8 +446,8 @@ struct Reduce {
       using S = storage_t<T>;
       const LaunchScope scope(ctx);
       auto out = ctx.allocate_output();
-      reduce_axes<OpOf<compute_of_t<S>>, S>(scope, ctx.input(0), ctx.attrs<ops::ReduceAttrs>().axes,
-                                            *out);
+      reduce_axes<OpOf<compute_of_t<S>>, S>(scope, ctx.input(0),
+                                            ctx.attrs<opdefs::ReduceAttrs>().axes, *out);
     }
   };
 };
@@ -478,7 +477,7 @@ struct Arg {
       const LaunchScope scope(ctx);
       auto out = ctx.allocate_output();
       const runtime::TensorImpl& x = ctx.input(0);
-      const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+      const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
       std::int64_t outer = 1;
       std::int64_t inner = 1;
       for (int a = 0; a < axis; ++a) outer *= x.shape()[a];
@@ -505,16 +504,16 @@ struct Arg {
 }  // namespace
 
 void register_reduction_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kSum, DeviceType::kGPU, Reduce<SumOp>::Kernel>(table);
-  kernels::register_op<OpId::kMean, DeviceType::kGPU, Reduce<MeanOp>::Kernel>(table);
-  kernels::register_op<OpId::kProd, DeviceType::kGPU, Reduce<ProdOp>::Kernel>(table);
-  kernels::register_op<OpId::kAny, DeviceType::kGPU, Reduce<AnyOp>::Kernel>(table);
-  kernels::register_op<OpId::kAll, DeviceType::kGPU, Reduce<AllOp>::Kernel>(table);
-  kernels::register_op<OpId::kMax, DeviceType::kGPU, Reduce<MaxOp>::Kernel>(table);
-  kernels::register_op<OpId::kMin, DeviceType::kGPU, Reduce<MinOp>::Kernel>(table);
-  kernels::register_op<OpId::kArgMax, DeviceType::kGPU, Arg<true>::Kernel>(table);
-  kernels::register_op<OpId::kArgMin, DeviceType::kGPU, Arg<false>::Kernel>(table);
-  kernels::register_op<OpId::kBiasAddGrad, DeviceType::kGPU, BiasAddGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kSum, DeviceType::kGPU, Reduce<SumOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kMean, DeviceType::kGPU, Reduce<MeanOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kProd, DeviceType::kGPU, Reduce<ProdOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kAny, DeviceType::kGPU, Reduce<AnyOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kAll, DeviceType::kGPU, Reduce<AllOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kMax, DeviceType::kGPU, Reduce<MaxOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kMin, DeviceType::kGPU, Reduce<MinOp>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kArgMax, DeviceType::kGPU, Arg<true>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kArgMin, DeviceType::kGPU, Arg<false>::Kernel>(table);
+  kernels::register_op<opdefs::OpId::kBiasAddGrad, DeviceType::kGPU, BiasAddGradKernel>(table);
 }
 
 }  // namespace eagle::cuda

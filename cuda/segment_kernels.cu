@@ -12,7 +12,7 @@
 #include "device_numeric.cuh"
 #include "kernel_launch.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -20,7 +20,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 __device__ __forceinline__ void atomic_add(float* to, float v) { atomicAdd(to, v); }
 __device__ __forceinline__ void atomic_add(double* to, double v) { atomicAdd(to, v); }
@@ -58,7 +57,7 @@ struct UnsortedSegmentSumKernel {
     using S = storage_t<T>;
     using A = compute_of_t<S>;  // what the atomics add: float for the 16-bit floats
     const LaunchScope scope(ctx);
-    const std::int64_t segments = ctx.attrs<ops::SegmentAttrs>().num_segments;
+    const std::int64_t segments = ctx.attrs<opdefs::SegmentAttrs>().num_segments;
     const runtime::TensorImpl& data = ctx.input(0);
     const runtime::TensorImpl& ids = ctx.input(1);
     auto out = ctx.allocate_output();
@@ -98,8 +97,8 @@ struct UnsortedSegmentSumKernel {
 }  // namespace
 
 void register_segment_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kUnsortedSegmentSum, DeviceType::kGPU, UnsortedSegmentSumKernel>(
-      table);
+  kernels::register_op<opdefs::OpId::kUnsortedSegmentSum, DeviceType::kGPU,
+                       UnsortedSegmentSumKernel>(table);
 }
 
 }  // namespace eagle::cuda

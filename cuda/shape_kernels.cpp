@@ -4,7 +4,7 @@
 #include "cuda_kernels.hpp"
 #include "kernels/registration.hpp"
 #include "layout_kernels.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -12,7 +12,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct AliasKernel {
@@ -27,8 +26,8 @@ struct TransposeKernel {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    launch_transpose(scope, x.data(), x.shape(), ctx.attrs<ops::TransposeAttrs>().perm, sizeof(T),
-                     out->data());
+    launch_transpose(scope, x.data(), x.shape(), ctx.attrs<opdefs::TransposeAttrs>().perm,
+                     sizeof(T), out->data());
   }
 };
 
@@ -43,7 +42,7 @@ struct ConcatKernel {
       data.push_back(ctx.input(i).data());
       shapes.push_back(ctx.input(i).shape());
     }
-    launch_concat(scope, data, shapes, ctx.attrs<ops::AxisAttrs>().axis, sizeof(T), out->data());
+    launch_concat(scope, data, shapes, ctx.attrs<opdefs::AxisAttrs>().axis, sizeof(T), out->data());
   }
 };
 
@@ -53,8 +52,8 @@ struct SliceKernel {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    launch_slice(scope, x.data(), x.shape(), ctx.attrs<ops::SliceAttrs>().begin, ctx.output_shape(),
-                 sizeof(T), out->data());
+    launch_slice(scope, x.data(), x.shape(), ctx.attrs<opdefs::SliceAttrs>().begin,
+                 ctx.output_shape(), sizeof(T), out->data());
   }
 };
 
@@ -68,7 +67,7 @@ struct SplitKernel {
     }
     const LaunchScope scope(ctx);
     const runtime::TensorImpl& x = ctx.input(0);
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
     for (int i = 0; i < ctx.num_outputs(); ++i) {
       launch_slice(scope, x.data(), x.shape(), begin, ctx.output_shape(i), sizeof(T),
@@ -84,7 +83,7 @@ struct UnpackKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     const runtime::TensorImpl& x = ctx.input(0);
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
     Shape box = x.shape();
     box[axis] = 1;
@@ -102,7 +101,7 @@ struct PackKernel {
   static void run(KernelContext& ctx) {
     const LaunchScope scope(ctx);
     auto out = ctx.allocate_output();
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<const void*> data;
     std::vector<Shape> shapes;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -118,16 +117,16 @@ struct PackKernel {
 }  // namespace
 
 void register_shape_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kReshape, DeviceType::kGPU, AliasKernel>(table);
-  kernels::register_op<OpId::kExpandDims, DeviceType::kGPU, AliasKernel>(table);
-  kernels::register_op<OpId::kSqueeze, DeviceType::kGPU, AliasKernel>(table);
-  kernels::register_op<OpId::kTranspose, DeviceType::kGPU, TransposeKernel>(table);
-  kernels::register_op<OpId::kConcatV2, DeviceType::kGPU, ConcatKernel>(table);
-  kernels::register_op<OpId::kSlice, DeviceType::kGPU, SliceKernel>(table);
-  kernels::register_op<OpId::kSplit, DeviceType::kGPU, SplitKernel>(table);
-  kernels::register_op<OpId::kSplitV, DeviceType::kGPU, SplitKernel>(table);
-  kernels::register_op<OpId::kPack, DeviceType::kGPU, PackKernel>(table);
-  kernels::register_op<OpId::kUnpack, DeviceType::kGPU, UnpackKernel>(table);
+  kernels::register_op<opdefs::OpId::kReshape, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kExpandDims, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kSqueeze, DeviceType::kGPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kTranspose, DeviceType::kGPU, TransposeKernel>(table);
+  kernels::register_op<opdefs::OpId::kConcatV2, DeviceType::kGPU, ConcatKernel>(table);
+  kernels::register_op<opdefs::OpId::kSlice, DeviceType::kGPU, SliceKernel>(table);
+  kernels::register_op<opdefs::OpId::kSplit, DeviceType::kGPU, SplitKernel>(table);
+  kernels::register_op<opdefs::OpId::kSplitV, DeviceType::kGPU, SplitKernel>(table);
+  kernels::register_op<opdefs::OpId::kPack, DeviceType::kGPU, PackKernel>(table);
+  kernels::register_op<opdefs::OpId::kUnpack, DeviceType::kGPU, UnpackKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -20,7 +20,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class C>
 __device__ __forceinline__ C greater_of(C a, C b) {  // NaN-ignoring, as the CPU's `x > m ? x : m`
@@ -177,7 +176,7 @@ struct SoftmaxKernel {
 }  // namespace
 
 void register_softmax_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kSoftmax, DeviceType::kGPU, SoftmaxKernel>(table);
+  kernels::register_op<opdefs::OpId::kSoftmax, DeviceType::kGPU, SoftmaxKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -13,7 +13,7 @@
 #include "kernel_launch.hpp"
 #include "kernels/registration.hpp"
 #include "kernels/top_k_rank.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cuda {
@@ -21,7 +21,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // sorted: position rank(i). Not sorted: the k best in index order, so position is the number of
 // earlier elements that are among the k best, i.e. that rank before or equal to the k-th best
@@ -66,7 +65,7 @@ struct TopKKernel {
   static void run(KernelContext& ctx) {
     using S = storage_t<T>;
     const LaunchScope scope(ctx);
-    const auto& attrs = ctx.attrs<ops::TopKAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::TopKAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     S* values = ctx.allocate_output(0)->data<S>();
     auto* indices = ctx.allocate_output(1)->data<std::int32_t>();
@@ -83,7 +82,7 @@ struct TopKKernel {
 }  // namespace
 
 void register_sort_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kTopKV2, DeviceType::kGPU, TopKKernel>(table);
+  kernels::register_op<opdefs::OpId::kTopKV2, DeviceType::kGPU, TopKKernel>(table);
 }
 
 }  // namespace eagle::cuda

@@ -17,7 +17,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class S, class Fn>
 __global__ void update_in_place(S* __restrict__ buffer, const S* __restrict__ delta,
@@ -41,7 +40,7 @@ void assign_update_kernel(KernelContext& ctx) {
   check_launch("update_in_place");
 }
 
-template <OpId kOp>
+template <opdefs::OpId kOp>
 void add_generic(runtime::KernelTable& table, runtime::KernelFn kernel) {
   kernels::register_op<kOp, DeviceType::kGPU>(table, [kernel](auto) { return kernel; });
 }
@@ -58,14 +57,14 @@ void assign_variable(KernelContext& ctx) {
 }  // namespace
 
 void register_variable_kernels(runtime::KernelTable& table) {
-  add_generic<OpId::kVarHandleOp>(table, &var_handle);
-  add_generic<OpId::kReadVariableOp>(table, &read_variable);
-  add_generic<OpId::kAssignVariableOp>(table, &assign_variable);
-  kernels::register_op<OpId::kAssignAddVariableOp, DeviceType::kGPU>(
+  add_generic<opdefs::OpId::kVarHandleOp>(table, &var_handle);
+  add_generic<opdefs::OpId::kReadVariableOp>(table, &read_variable);
+  add_generic<opdefs::OpId::kAssignVariableOp>(table, &assign_variable);
+  kernels::register_op<opdefs::OpId::kAssignAddVariableOp, DeviceType::kGPU>(
       table, [](auto tag) -> runtime::KernelFn {
         return &assign_update_kernel<decltype(tag), kernels::AddFn>;
       });
-  kernels::register_op<OpId::kAssignSubVariableOp, DeviceType::kGPU>(
+  kernels::register_op<opdefs::OpId::kAssignSubVariableOp, DeviceType::kGPU>(
       table, [](auto tag) -> runtime::KernelFn {
         return &assign_update_kernel<decltype(tag), kernels::SubFn>;
       });

@@ -17,8 +17,10 @@
 #include "op_info/op_info.hpp"
 #include "real_gpu.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 using eagle::Axes;
-using eagle::runtime::gpu_implements;
+using eagle::opdefs::gpu_implements;
 using namespace eagle_test;
 
 namespace {
@@ -57,10 +59,12 @@ TEST_CASE("many ops queued back to back, then one read") {
     return m;
   };
   const Tol chain_tol = chain_of_ops_tol();
-  compare_op(OpId::kTanh, DType::kFloat32, "2700 float32 ops, then one read", chain, chain_tol);
-  compare_op(OpId::kMul, DType::kInt32, "1000 int32 ops, then one read", int_chain, exact());
-  compare_op(OpId::kMatMul, DType::kFloat32, "120 matmul, softmax and sub ops", matrix_chain,
+  compare_op(opdefs::OpId::kTanh, DType::kFloat32, "2700 float32 ops, then one read", chain,
              chain_tol);
+  compare_op(opdefs::OpId::kMul, DType::kInt32, "1000 int32 ops, then one read", int_chain,
+             exact());
+  compare_op(opdefs::OpId::kMatMul, DType::kFloat32, "120 matmul, softmax and sub ops",
+             matrix_chain, chain_tol);
   // Many results queued, read back in reverse order.
   std::vector<Tensor> cpu, gpu;
   {
@@ -129,7 +133,7 @@ TEST_CASE("a tensor dropped while a queued op still reads it") {
 TEST_CASE("GPU to CPU to GPU round trips keep every dtype's bytes, queued results are copied") {
   HardPlacement hard;
   for (DType d : all_dtypes()) {
-    if (!gpu_implements(OpId::kIdentity, d)) continue;
+    if (!opdefs::gpu_implements(opdefs::OpId::kIdentity, d)) continue;
     for (std::size_t s = 0; s < elementwise_shapes().size(); ++s) {
       const Tensor x = make(d, elementwise_shapes()[s], Domain::kGeneral, seed_of(s, 41), true);
       INFO(str(d) << " " << x.shape().to_string());
@@ -198,7 +202,7 @@ TEST_CASE("two GPUs: tensors move between GPU:0 and GPU:1, towers summed anywher
   CHECK(mismatches(c1, expected, tol) == "");
   // Every dtype GPU:0 -> GPU:1 -> GPU:0, with work queued on both in between.
   for (DType d : all_dtypes()) {
-    if (!gpu_implements(OpId::kIdentity, d)) continue;
+    if (!opdefs::gpu_implements(opdefs::OpId::kIdentity, d)) continue;
     INFO(str(d));
     const Tensor x = make(d, {4097}, Domain::kGeneral, 53, true);
     const Tensor x0 = eagle::with_device(kGpu0, [&] { return eagle::identity(x); });

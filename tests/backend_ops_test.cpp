@@ -27,8 +27,10 @@
 #include "real_gpu.hpp"
 #include "runtime/context.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 using namespace eagle_test;
-using eagle::runtime::gpu_implements;
+using eagle::opdefs::gpu_implements;
 
 namespace {
 
@@ -105,8 +107,8 @@ TEST_CASE("the suite compares every op the GPU kernel set declares") {
   CHECK(registered);
   std::string missing;
   int declared = 0;
-  for (int i = 0; i < eagle::runtime::kNumOps; ++i) {
-    const auto op = static_cast<OpId>(i);
+  for (int i = 0; i < eagle::opdefs::kNumOps; ++i) {
+    const auto op = static_cast<opdefs::OpId>(i);
     const auto dtypes = gpu_dtypes(op);
     declared += static_cast<int>(dtypes.size());
     bool excluded = false;  // resource ops: backend_state_test.cpp
@@ -121,12 +123,12 @@ TEST_CASE("the suite compares every op the GPU kernel set declares") {
 TEST_CASE("the running GPU backend registers exactly the declared kernel set") {
   const auto& table = eagle::runtime::Context::get().kernels();
   std::string missing, extra;
-  for (int i = 0; i < eagle::runtime::kNumOps; ++i) {
-    const auto op = static_cast<OpId>(i);
+  for (int i = 0; i < eagle::opdefs::kNumOps; ++i) {
+    const auto op = static_cast<opdefs::OpId>(i);
     for (DType d : all_dtypes()) {
       const bool registered = table.find(op, eagle::runtime::DeviceType::kGPU, d) != nullptr;
-      if (gpu_implements(op, d) && !registered) missing += " " + str(op) + "/" + str(d);
-      if (!gpu_implements(op, d) && registered) extra += " " + str(op) + "/" + str(d);
+      if (opdefs::gpu_implements(op, d) && !registered) missing += " " + str(op) + "/" + str(d);
+      if (!opdefs::gpu_implements(op, d) && registered) extra += " " + str(op) + "/" + str(d);
     }
   }
   INFO("declared but not registered:" << missing);

@@ -18,8 +18,10 @@
 #include "op_info/op_info.hpp"
 #include "real_gpu.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 using eagle::Axes;
-using eagle::runtime::gpu_implements;
+using eagle::opdefs::gpu_implements;
 using namespace eagle_test;
 
 namespace {
@@ -31,9 +33,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 namespace {
 
-Tensor apply_reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
-  return op == OpId::kMax ? eagle::reduce_max(x, axes, keepdims)
-                          : eagle::reduce_min(x, axes, keepdims);
+Tensor apply_reduce(opdefs::OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
+  return op == opdefs::OpId::kMax ? eagle::reduce_max(x, axes, keepdims)
+                                  : eagle::reduce_min(x, axes, keepdims);
 }
 
 const DType kFloatDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
@@ -60,7 +62,7 @@ Tensor integer_pair() {
 TEST_CASE("integer arithmetic wraps on the GPU as on the CPU") {
   HardPlacement hard;
   for (DType d : {DType::kInt32, DType::kInt64}) {
-    if (!gpu_implements(OpId::kAddV2, d)) continue;
+    if (!opdefs::gpu_implements(opdefs::OpId::kAddV2, d)) continue;
     const bool is32 = d == DType::kInt32;
     const Tensor extremes =
         is32 ? integer_extremes<std::int32_t>() : integer_extremes<std::int64_t>();
@@ -71,57 +73,59 @@ TEST_CASE("integer arithmetic wraps on the GPU as on the CPU") {
     // {INT_MAX, 1, -7, 0}: row sums wrap (INT_MIN) or are odd (-7), so means truncate.
     const Tensor pair = is32 ? integer_pair<std::int32_t>() : integer_pair<std::int64_t>();
     struct Case {
-      OpId op;
+      opdefs::OpId op;
       const char* what;
       std::function<Tensor()> run;
     };
     const std::vector<Case> cases = {
-        {OpId::kSub, "INT_MIN - 1 == INT_MAX", [&] { return extremes - ones; }},
-        {OpId::kAddV2, "INT_MAX + 1 == INT_MIN", [&] { return extremes + ones; }},
-        {OpId::kMul, "INT_MIN * -1 == INT_MIN", [&] { return extremes * minus; }},
-        {OpId::kMul, "x * x", [&] { return extremes * extremes; }},
-        {OpId::kNeg, "-INT_MIN == INT_MIN", [&] { return -extremes; }},
-        {OpId::kAbs, "abs(INT_MIN) == INT_MIN", [&] { return eagle::abs(extremes); }},
-        {OpId::kSquare, "square wraps", [&] { return eagle::square(extremes); }},
-        {OpId::kRelu, "relu of the extremes", [&] { return eagle::relu(extremes); }},
-        {OpId::kPow, "pow wraps (2^31, 2^63, 3^40)", [&] { return eagle::pow(small, exps); }},
-        {OpId::kPow, "pow of the extremes", [&] { return eagle::pow(extremes, exps); }},
-        {OpId::kMaximum, "maximum", [&] { return eagle::maximum(extremes, small); }},
-        {OpId::kMinimum, "minimum", [&] { return eagle::minimum(extremes, small); }},
-        {OpId::kSum, "sum wraps", [&] { return eagle::reduce_sum(extremes); }},
-        {OpId::kSum, "sum of INT_MAX and 1 wraps", [&] { return eagle::reduce_sum(pair, {1}); }},
-        {OpId::kMean, "mean = wrapped sum / n, truncated toward zero",
+        {opdefs::OpId::kSub, "INT_MIN - 1 == INT_MAX", [&] { return extremes - ones; }},
+        {opdefs::OpId::kAddV2, "INT_MAX + 1 == INT_MIN", [&] { return extremes + ones; }},
+        {opdefs::OpId::kMul, "INT_MIN * -1 == INT_MIN", [&] { return extremes * minus; }},
+        {opdefs::OpId::kMul, "x * x", [&] { return extremes * extremes; }},
+        {opdefs::OpId::kNeg, "-INT_MIN == INT_MIN", [&] { return -extremes; }},
+        {opdefs::OpId::kAbs, "abs(INT_MIN) == INT_MIN", [&] { return eagle::abs(extremes); }},
+        {opdefs::OpId::kSquare, "square wraps", [&] { return eagle::square(extremes); }},
+        {opdefs::OpId::kRelu, "relu of the extremes", [&] { return eagle::relu(extremes); }},
+        {opdefs::OpId::kPow, "pow wraps (2^31, 2^63, 3^40)",
+         [&] { return eagle::pow(small, exps); }},
+        {opdefs::OpId::kPow, "pow of the extremes", [&] { return eagle::pow(extremes, exps); }},
+        {opdefs::OpId::kMaximum, "maximum", [&] { return eagle::maximum(extremes, small); }},
+        {opdefs::OpId::kMinimum, "minimum", [&] { return eagle::minimum(extremes, small); }},
+        {opdefs::OpId::kSum, "sum wraps", [&] { return eagle::reduce_sum(extremes); }},
+        {opdefs::OpId::kSum, "sum of INT_MAX and 1 wraps",
+         [&] { return eagle::reduce_sum(pair, {1}); }},
+        {opdefs::OpId::kMean, "mean = wrapped sum / n, truncated toward zero",
          [&] { return eagle::reduce_mean(pair, {1}); }},
-        {OpId::kMean, "mean over axis 0", [&] { return eagle::reduce_mean(pair, {0}); }},
-        {OpId::kMean, "mean of the extremes", [&] { return eagle::reduce_mean(extremes); }},
-        {OpId::kAddN, "add_n wraps",
+        {opdefs::OpId::kMean, "mean over axis 0", [&] { return eagle::reduce_mean(pair, {0}); }},
+        {opdefs::OpId::kMean, "mean of the extremes", [&] { return eagle::reduce_mean(extremes); }},
+        {opdefs::OpId::kAddN, "add_n wraps",
          [&] {
            return eagle::add_n({extremes, extremes, ones});
          }},
-        {OpId::kRealDiv, "true division: casts to float64, INT_MIN / -1",
+        {opdefs::OpId::kRealDiv, "true division: casts to float64, INT_MIN / -1",
          [&] { return eagle::divide(extremes, minus); }},
-        {OpId::kRealDiv, "true division by 0: inf and NaN",
+        {opdefs::OpId::kRealDiv, "true division by 0: inf and NaN",
          [&] { return eagle::divide(extremes, small); }},
-        {OpId::kFloorDiv, "INT_MIN // -1 wraps, floor toward -inf",
+        {opdefs::OpId::kFloorDiv, "INT_MIN // -1 wraps, floor toward -inf",
          [&] { return eagle::floordiv(extremes, minus); }},
-        {OpId::kFloorMod, "x % -1 == 0, the divisor's sign",
+        {opdefs::OpId::kFloorMod, "x % -1 == 0, the divisor's sign",
          [&] { return eagle::floormod(extremes, minus); }},
-        {OpId::kFloorDiv, "negative operands",
+        {opdefs::OpId::kFloorDiv, "negative operands",
          [&] { return eagle::floordiv(small, eagle::abs(small) + ones); }},
-        {OpId::kTruncateDiv, "INT_MIN / -1 wraps",
+        {opdefs::OpId::kTruncateDiv, "INT_MIN / -1 wraps",
          [&] { return eagle::truncatediv(extremes, minus); }},
-        {OpId::kTruncateMod, "remainders of the extremes",
+        {opdefs::OpId::kTruncateMod, "remainders of the extremes",
          [&] { return eagle::truncatemod(extremes, eagle::abs(small) + ones); }},
-        {OpId::kSquaredDifference, "squared difference wraps",
+        {opdefs::OpId::kSquaredDifference, "squared difference wraps",
          [&] { return eagle::squared_difference(extremes, small); }},
-        {OpId::kCast, "int64 -> int32 and back wraps",
+        {opdefs::OpId::kCast, "int64 -> int32 and back wraps",
          [&] { return eagle::cast(eagle::cast(extremes * small, DType::kInt32), d); }},
     };
     for (const Case& c : cases) {
       // Integer true division runs as two Casts and a float64 RealDiv.
-      if (c.op == OpId::kRealDiv) {
+      if (c.op == opdefs::OpId::kRealDiv) {
         compare_op(c.op, DType::kFloat64, c.what, c.run, float_tol(DType::kFloat64));
-      } else if (gpu_implements(c.op, d)) {
+      } else if (opdefs::gpu_implements(c.op, d)) {
         compare_op(c.op, d, c.what, c.run, exact());
       }
     }
@@ -149,7 +153,7 @@ TEST_CASE("integer arithmetic wraps on the GPU as on the CPU") {
 TEST_CASE("integer pow with a negative exponent is refused on the GPU too") {
   HardPlacement hard;
   for (DType d : {DType::kInt32, DType::kInt64}) {
-    if (!gpu_implements(OpId::kPow, d)) continue;
+    if (!opdefs::gpu_implements(opdefs::OpId::kPow, d)) continue;
     INFO(str(d));
     const auto message =
         Catch::Message("Integers to negative integer powers are not allowed [Op:Pow]");
@@ -179,16 +183,16 @@ TEST_CASE("integer pow with a negative exponent is refused on the GPU too") {
 TEST_CASE("NaN propagates through maximum, minimum, relu, reduce_max, reduce_min and argmax") {
   HardPlacement hard;
   for (DType d : kFloatDTypes) {
-    if (!gpu_implements(OpId::kMaximum, d)) continue;
+    if (!opdefs::gpu_implements(opdefs::OpId::kMaximum, d)) continue;
     INFO(str(d));
     const Tensor x = make_values(d, {kNaN, 1, kNaN, -kInf, 2, 3, kNaN, 0, -0.0}, {9});
     const Tensor y = make_values(d, {1, kNaN, kNaN, kNaN, kInf, -kInf, 0, kNaN, 0}, {9});
     compare_op(
-        OpId::kMaximum, d, "maximum", [&] { return eagle::maximum(x, y); }, exact());
+        opdefs::OpId::kMaximum, d, "maximum", [&] { return eagle::maximum(x, y); }, exact());
     compare_op(
-        OpId::kMinimum, d, "minimum", [&] { return eagle::minimum(x, y); }, exact());
+        opdefs::OpId::kMinimum, d, "minimum", [&] { return eagle::minimum(x, y); }, exact());
     compare_op(
-        OpId::kRelu, d, "relu", [&] { return eagle::relu(x); }, exact());
+        opdefs::OpId::kRelu, d, "relu", [&] { return eagle::relu(x); }, exact());
     {
       // fmax/fmin return the number, not the NaN: the GPU must not.
       auto scope = eagle::device(kGpu0);
@@ -210,7 +214,7 @@ TEST_CASE("NaN propagates through maximum, minimum, relu, reduce_max, reduce_min
     std::vector<double> long_row(4097, 1.0);
     long_row[4096] = kNaN;
     const Tensor tail = make_values(d, long_row, {4097});
-    for (OpId op : {OpId::kMax, OpId::kMin}) {
+    for (opdefs::OpId op : {opdefs::OpId::kMax, opdefs::OpId::kMin}) {
       for (const Axes& axes : {Axes{1}, Axes{0}, Axes{}}) {
         compare_op(
             op, d, "rows with NaN", [&] { return apply_reduce(op, g, axes, false); }, exact());
@@ -220,15 +224,15 @@ TEST_CASE("NaN propagates through maximum, minimum, relu, reduce_max, reduce_min
     }
     for (int axis : {0, 1}) {
       compare_op(
-          OpId::kArgMax, d, "argmax with NaN, axis " + std::to_string(axis),
+          opdefs::OpId::kArgMax, d, "argmax with NaN, axis " + std::to_string(axis),
           [&] { return eagle::argmax(g, axis); }, exact());
       compare_op(
-          OpId::kArgMin, d, "argmin with NaN, axis " + std::to_string(axis),
+          opdefs::OpId::kArgMin, d, "argmin with NaN, axis " + std::to_string(axis),
           [&] { return eagle::argmin(g, axis); }, exact());
     }
     compare_op(
-        OpId::kArgMax, d, "argmax, NaN last of 4097", [&] { return eagle::argmax(tail, 0); },
-        exact());
+        opdefs::OpId::kArgMax, d, "argmax, NaN last of 4097",
+        [&] { return eagle::argmax(tail, 0); }, exact());
     // The hand-computed answers on the GPU: NaN is passed over (Note [ArgMax and NaN]), a row
     // of NaN gives 0.
     auto scope = eagle::device(kGpu0);

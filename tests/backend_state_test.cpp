@@ -17,8 +17,10 @@
 #include "op_info/op_info.hpp"
 #include "real_gpu.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 using eagle::Axes;
-using eagle::runtime::gpu_implements;
+using eagle::opdefs::gpu_implements;
 using namespace eagle_test;
 
 namespace {
@@ -38,27 +40,29 @@ TEST_CASE("optimizer updates (ResourceApply*) match the CPU over three steps") {
     for (int step = 0; step < 3; ++step) optimizer->apply_gradients({{grad, v}});
     return v.read_value();
   };
-  const std::vector<std::pair<OpId, std::function<std::unique_ptr<opt::Optimizer>()>>> cases = {
-      {OpId::kResourceApplyGradientDescent, [] { return std::make_unique<opt::SGD>(); }},
-      {OpId::kResourceApplyKerasMomentum,
-       [] {
-         return std::make_unique<opt::SGD>(opt::SGDOptions{0.1, 0.9, true});
-       }},
-      {OpId::kResourceApplyAdam, [] { return std::make_unique<opt::Adam>(); }},
-      {OpId::kResourceApplyAdamWithAmsgrad,
-       [] {
-         return std::make_unique<opt::Adam>(opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
-       }},
-      {OpId::kResourceApplyRMSProp,
-       [] {
-         return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
-       }},
-      {OpId::kResourceApplyCenteredRMSProp,
-       [] {
-         return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5, 1e-7, true});
-       }},
-      {OpId::kResourceApplyAdagradV2, [] { return std::make_unique<opt::Adagrad>(); }},
-  };
+  const std::vector<std::pair<opdefs::OpId, std::function<std::unique_ptr<opt::Optimizer>()>>>
+      cases = {
+          {opdefs::OpId::kResourceApplyGradientDescent,
+           [] { return std::make_unique<opt::SGD>(); }},
+          {opdefs::OpId::kResourceApplyKerasMomentum,
+           [] {
+             return std::make_unique<opt::SGD>(opt::SGDOptions{0.1, 0.9, true});
+           }},
+          {opdefs::OpId::kResourceApplyAdam, [] { return std::make_unique<opt::Adam>(); }},
+          {opdefs::OpId::kResourceApplyAdamWithAmsgrad,
+           [] {
+             return std::make_unique<opt::Adam>(opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
+           }},
+          {opdefs::OpId::kResourceApplyRMSProp,
+           [] {
+             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
+           }},
+          {opdefs::OpId::kResourceApplyCenteredRMSProp,
+           [] {
+             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5, 1e-7, true});
+           }},
+          {opdefs::OpId::kResourceApplyAdagradV2, [] { return std::make_unique<opt::Adagrad>(); }},
+      };
   for (const auto& [op, make_optimizer] : cases) {
     for (DType d : gpu_dtypes(op)) {
       const Tensor init = make(d, {5, 7}, Domain::kGeneral, 71, true);
@@ -72,8 +76,9 @@ TEST_CASE("optimizer updates (ResourceApply*) match the CPU over three steps") {
 
 TEST_CASE("variables: create, read, assign, assign_add and assign_sub on the GPU") {
   HardPlacement hard;
-  for (OpId op : {OpId::kVarHandleOp, OpId::kReadVariableOp, OpId::kAssignVariableOp,
-                  OpId::kAssignAddVariableOp, OpId::kAssignSubVariableOp}) {
+  for (opdefs::OpId op :
+       {opdefs::OpId::kVarHandleOp, opdefs::OpId::kReadVariableOp, opdefs::OpId::kAssignVariableOp,
+        opdefs::OpId::kAssignAddVariableOp, opdefs::OpId::kAssignSubVariableOp}) {
     for (DType d : gpu_dtypes(op)) {
       const Tensor init = make(d, {3, 5}, Domain::kSmall, 61, true);
       const Tensor delta = make(d, {3, 5}, Domain::kSmall, 62, true);
@@ -82,9 +87,9 @@ TEST_CASE("variables: create, read, assign, assign_add and assign_sub on the GPU
           [&] {
             eagle::Variable v(init);
             const Tensor before = v.read_value();
-            if (op == OpId::kAssignAddVariableOp) v.assign_add(delta);
-            if (op == OpId::kAssignSubVariableOp) v.assign_sub(delta);
-            if (op == OpId::kAssignVariableOp) v.assign(delta);
+            if (op == opdefs::OpId::kAssignAddVariableOp) v.assign_add(delta);
+            if (op == opdefs::OpId::kAssignSubVariableOp) v.assign_sub(delta);
+            if (op == opdefs::OpId::kAssignVariableOp) v.assign(delta);
             // The value read first must not have changed (copy on write).
             return eagle::concat({before, v.read_value()}, 0);
           },

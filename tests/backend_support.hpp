@@ -10,6 +10,8 @@
 #include "eagle/eagle.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 inline constexpr const char* kGpu0 = "/GPU:0";
@@ -46,7 +48,7 @@ inline void expect_match(const Tensor& gpu, const Tensor& cpu, const Tol& tol,
 // one made of host inputs, so a kernel that wrote into an input shows), and compares. An
 // exception is a failed check, not the end of the test: one missing kernel hides nothing else.
 template <class Fn>
-void compare_op(OpId op, DType dtype, const std::string& what, Fn&& fn, const Tol& tol,
+void compare_op(opdefs::OpId op, DType dtype, const std::string& what, Fn&& fn, const Tol& tol,
                 const char* gpu = kGpu0) {
   INFO(str(op) << " " << str(dtype) << ": " << what);
   Tensor cpu, first, second;

@@ -16,10 +16,12 @@
 #include "cpu/intra_op_pool.hpp"
 #include "eagle/eagle.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace {
 
 using eagle::Tensor;
-using eagle::ops::Conv2DAttrs;
+using eagle::opdefs::Conv2DAttrs;
 using eagle_test::close;
 
 std::vector<float> random_values(std::mt19937& rng, std::int64_t n) {
@@ -34,9 +36,9 @@ struct Results {
 };
 
 template <class Conv, class BackpropInput, class BackpropFilter>
-Results compute(const Conv2DAttrs& a, const std::vector<float>& x, const std::vector<float>& f,
-                const std::vector<float>& dy, Conv conv, BackpropInput backprop_input,
-                BackpropFilter backprop_filter) {
+Results compute(const opdefs::Conv2DAttrs& a, const std::vector<float>& x,
+                const std::vector<float>& f, const std::vector<float>& dy, Conv conv,
+                BackpropInput backprop_input, BackpropFilter backprop_filter) {
   Results r{std::vector<float>(dy.size()), std::vector<float>(x.size()),
             std::vector<float>(f.size())};
   conv(a, x.data(), f.data(), r.y.data());
@@ -45,28 +47,28 @@ Results compute(const Conv2DAttrs& a, const std::vector<float>& x, const std::ve
   return r;
 }
 
-Results reference(const Conv2DAttrs& a, const std::vector<float>& x, const std::vector<float>& f,
-                  const std::vector<float>& dy) {
+Results reference(const opdefs::Conv2DAttrs& a, const std::vector<float>& x,
+                  const std::vector<float>& f, const std::vector<float>& dy) {
   namespace ref = eagle::cpu::reference;
   return compute(a, x, f, dy, ref::conv2d<float>, ref::conv2d_backprop_input<float>,
                  ref::conv2d_backprop_filter<float>);
 }
 
-Results narrow(const Conv2DAttrs& a, const std::vector<float>& x, const std::vector<float>& f,
-               const std::vector<float>& dy) {
+Results narrow(const opdefs::Conv2DAttrs& a, const std::vector<float>& x,
+               const std::vector<float>& f, const std::vector<float>& dy) {
   const eagle::cpu::NarrowConvKernels& k = eagle::cpu::narrow_conv_kernels();
-  const auto conv2d = [&k](const Conv2DAttrs& g, const float* input, const float* filter,
+  const auto conv2d = [&k](const opdefs::Conv2DAttrs& g, const float* input, const float* filter,
                            float* output) { k.conv2d(g, input, filter, {}, output); };
   return compute(a, x, f, dy, conv2d, k.backprop_input, k.backprop_filter);
 }
 
 // The geometry with its output size, as Conv2D's front end computes it.
-Conv2DAttrs geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
-                     std::int64_t kh, std::int64_t kw, std::int64_t o,
-                     const eagle::nn::Conv2DOptions& options) {
+opdefs::Conv2DAttrs geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
+                             std::int64_t kh, std::int64_t kw, std::int64_t o,
+                             const eagle::nn::Conv2DOptions& options) {
   const Tensor y =
       eagle::nn::conv2d(eagle::zeros({n, h, w, c}), eagle::zeros({kh, kw, c, o}), options);
-  return eagle_test::with_padding(Conv2DAttrs{
+  return eagle_test::with_padding(opdefs::Conv2DAttrs{
       n, h, w, c, kh, kw, o, y.shape()[1], y.shape()[2], options.strides[0], options.strides[1],
       options.dilations[0], options.dilations[1], 0, 0, 0, 0, options.padding == "SAME"});
 }
@@ -78,7 +80,7 @@ struct RestoreThreads {
 }  // namespace
 
 TEST_CASE("narrow convolutions are those of 1 to 4 input channels without groups") {
-  Conv2DAttrs a{1, 5, 5, 1, 3, 3, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, false};
+  opdefs::Conv2DAttrs a{1, 5, 5, 1, 3, 3, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, false};
   for (std::int64_t c : {1, 2, 3, 4}) {
     a.in_channels = c;
     CHECK(eagle::cpu::is_narrow_conv(a));
@@ -109,7 +111,7 @@ TEST_CASE("narrow kernels agree with the reference kernels on random geometries"
       continue;
     }
     ++run;
-    const Conv2DAttrs a = geometry(n, h, w, c, kh, kw, o, options);
+    const opdefs::Conv2DAttrs a = geometry(n, h, w, c, kh, kw, o, options);
     INFO("trial " << trial << ": x [" << n << "," << h << "," << w << "," << c << "], filter ["
                   << kh << "," << kw << "," << c << "," << o << "], strides " << a.stride_h << "x"
                   << a.stride_w << " " << options.padding << " dilations " << a.dilation_h << "x"
@@ -131,11 +133,11 @@ TEST_CASE("narrow kernels give the same bits on any thread count") {
   // layer with strides and padding whose output depth is not whole vectors.
   RestoreThreads restore;
   std::mt19937 rng(43);
-  const Conv2DAttrs geometries[] = {
+  const opdefs::Conv2DAttrs geometries[] = {
       geometry(37, 28, 28, 1, 3, 3, 32, {{1, 1}, "VALID"}),
       geometry(5, 31, 29, 3, 5, 5, 20, {{2, 2}, "SAME"}),
   };
-  for (const Conv2DAttrs& a : geometries) {
+  for (const opdefs::Conv2DAttrs& a : geometries) {
     INFO("x [" << a.batch << "," << a.in_height << "," << a.in_width << "," << a.in_channels
                << "], " << a.out_channels << " filters");
     const std::vector<float> x =
@@ -165,7 +167,7 @@ TEST_CASE("the kernel table runs narrow float32 convolutions on the provider's k
   // The oneDNN provider runs them on the narrow kernels, the reference provider on im2col + GEMM.
   std::mt19937 rng(47);
   const eagle::nn::Conv2DOptions options{{1, 1}, "SAME"};
-  const Conv2DAttrs a = geometry(2, 9, 8, 3, 3, 3, 16, options);
+  const opdefs::Conv2DAttrs a = geometry(2, 9, 8, 3, 3, 3, 16, options);
   const std::vector<float> x = random_values(rng, 2 * 9 * 8 * 3), f = random_values(rng, 432);
   const std::vector<float> dy = random_values(rng, 2 * 9 * 8 * 16);
   const Tensor xt = eagle::constant(x, {2, 9, 8, 3}), ft = eagle::constant(f, {3, 3, 3, 16});

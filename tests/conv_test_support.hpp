@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle_test {
 
@@ -29,7 +29,7 @@ inline std::pair<std::int64_t, std::int64_t> pads(bool same, std::int64_t in, st
 }
 
 // A's padding filled in from its padding mode, extents and output size, as the kernels get it.
-inline eagle::ops::Conv2DAttrs with_padding(eagle::ops::Conv2DAttrs a) {
+inline eagle::opdefs::Conv2DAttrs with_padding(eagle::opdefs::Conv2DAttrs a) {
   const std::int64_t eh = (a.filter_height - 1) * a.dilation_h + 1;
   const std::int64_t ew = (a.filter_width - 1) * a.dilation_w + 1;
   std::tie(a.pad_top, a.pad_bottom) = pads(a.same, a.in_height, a.out_height, a.stride_h, eh);

@@ -20,9 +20,11 @@
 #include "cuda_kernels.hpp"
 #include "gather_plan.hpp"
 #include "matmul_plan.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "reduction_plan.hpp"
 #include "runtime/kernel_table.hpp"
+
+namespace opdefs = eagle::opdefs;
 
 namespace {
 
@@ -386,18 +388,18 @@ TEST_CASE("matmul plans are the CPU's products as cuBLAS computes them", "[cuda_
 // ---- Registration ------------------------------------------------------------------------------
 
 TEST_CASE("the CUDA backend registers exactly the GPU kernel set", "[cuda_plans]") {
+  using eagle::opdefs::OpId;
   using eagle::runtime::DeviceType;
-  using eagle::runtime::OpId;
   eagle::runtime::KernelTable table;
   register_cuda_kernels(table);
   int registered = 0;
-  for (int op = 0; op < eagle::runtime::kNumOps; ++op) {
+  for (int op = 0; op < eagle::opdefs::kNumOps; ++op) {
     for (int t = 0; t < eagle::kNumDTypes; ++t) {
-      const auto id = static_cast<OpId>(op);
+      const auto id = static_cast<opdefs::OpId>(op);
       const auto dtype = static_cast<eagle::DType>(t);
-      INFO(eagle::runtime::op_name(id) << " " << eagle::dtype_name(dtype));
+      INFO(eagle::opdefs::op_name(id) << " " << eagle::dtype_name(dtype));
       const bool has = table.find(id, DeviceType::kGPU, dtype) != nullptr;
-      CHECK(has == eagle::runtime::gpu_implements(id, dtype));
+      CHECK(has == eagle::opdefs::gpu_implements(id, dtype));
       CHECK(table.find(id, DeviceType::kCPU, dtype) == nullptr);
       registered += has;
     }

@@ -21,6 +21,8 @@
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -370,13 +372,13 @@ TEST_CASE("CUDA: a CPU constant used on the GPU is copied once and the copy is r
 }
 
 TEST_CASE("CUDA: a donated input's bytes become a unary op's output, in place") {
-  using eagle::runtime::OpId;
+  using eagle::opdefs::OpId;
   const eagle::runtime::TensorSpec spec{eagle::Shape{1000}, eagle::DType::kFloat32};
   const auto negate = [&](eagle::Tensor x, bool donate) {
     const eagle::Tensor inputs[1] = {std::move(x)};
     auto on_gpu = eagle::device("/GPU:0");
-    return eagle::runtime::execute1({OpId::kNeg, eagle::DType::kFloat32, inputs, 1, &spec, 1,
-                                     eagle::runtime::no_attrs(), false, 0u, donate ? 1u : 0u});
+    return eagle::runtime::execute1({opdefs::OpId::kNeg, eagle::DType::kFloat32, inputs, 1, &spec,
+                                     1, eagle::runtime::no_attrs(), false, 0u, donate ? 1u : 0u});
   };
   std::vector<float> values(1000);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) - 500.f;

@@ -10,16 +10,18 @@
 #include "autodiff/tape.hpp"
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
+
+namespace opdefs = eagle::opdefs;
 
 namespace {
 
 using eagle::GradientTape;
 using eagle::Tensor;
-using eagle::runtime::Gradient;
-using eagle::runtime::kNumOps;
-using eagle::runtime::op_def;
-using eagle::runtime::OpId;
+using eagle::opdefs::Gradient;
+using eagle::opdefs::kNumOps;
+using eagle::opdefs::op_def;
+using eagle::opdefs::OpId;
 
 std::vector<float> values(const std::optional<Tensor>& t) {
   REQUIRE(t.has_value());
@@ -32,12 +34,12 @@ TEST_CASE("every differentiable op has a gradient and no other op has one") {
   const auto& registry = eagle::autodiff::gradient_registry();
   std::string missing;
   std::string extra;
-  for (int o = 0; o < kNumOps; ++o) {
-    const auto op = static_cast<OpId>(o);
+  for (int o = 0; o < opdefs::kNumOps; ++o) {
+    const auto op = static_cast<opdefs::OpId>(o);
     const bool has = registry[op].fn != nullptr;
-    const bool differentiable = op_def(op).gradient == Gradient::kDifferentiable;
-    if (differentiable && !has) missing += std::string(op_def(op).name) + " ";
-    if (!differentiable && has) extra += std::string(op_def(op).name) + " ";
+    const bool differentiable = opdefs::op_def(op).gradient == opdefs::Gradient::kDifferentiable;
+    if (differentiable && !has) missing += std::string(opdefs::op_def(op).name) + " ";
+    if (!differentiable && has) extra += std::string(opdefs::op_def(op).name) + " ";
   }
   CHECK(missing == "");
   CHECK(extra == "");

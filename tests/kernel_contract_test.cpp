@@ -12,22 +12,23 @@
 
 #include "captured_log.hpp"
 #include "eagle/eagle.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/context.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/scope_stack.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace {
 
 using eagle::DType;
 using eagle::Tensor;
+using eagle::opdefs::OpId;
 using eagle::runtime::Context;
 using eagle::runtime::DeviceType;
-using eagle::runtime::OpId;
 namespace runtime = eagle::runtime;
-namespace ops = eagle::ops;
 
 const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 const std::string kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
@@ -44,8 +45,8 @@ runtime::Device& device_named(const std::string& name) {
 // Records what the dispatcher reports.
 struct Recorder : runtime::OpListener {
   struct Record {
-    OpId op;
-    ops::OpAttrs attrs;
+    opdefs::OpId op;
+    opdefs::OpAttrs attrs;
     std::vector<Tensor> inputs;
     std::vector<Tensor> outputs;
     std::string device;
@@ -72,7 +73,7 @@ TEST_CASE("every backend registers exactly what the op table declares") {
   CHECK(kernels.differences_from_op_table(DeviceType::kGPU) == "");
   // The comparison can fail: a table with one kernel too many and one missing.
   runtime::KernelTable table;
-  table.add(OpId::kAddV2, DeviceType::kCPU, DType::kBool, &never_called);
+  table.add(opdefs::OpId::kAddV2, DeviceType::kCPU, DType::kBool, &never_called);
   const std::string diff = table.differences_from_op_table(DeviceType::kCPU);
   CHECK_THAT(diff, Catch::Contains(" AddV2/bool(registered, not declared)"));
   CHECK_THAT(diff, Catch::Contains(" AddV2/float32(declared, not registered)"));
@@ -80,47 +81,49 @@ TEST_CASE("every backend registers exactly what the op table declares") {
 
 TEST_CASE("the op table's rows are consistent") {
   std::set<std::string_view> names;
-  for (int o = 0; o < runtime::kNumOps; ++o) {
-    const runtime::OpDef& def = runtime::kOpDefs[static_cast<std::size_t>(o)];
+  for (int o = 0; o < opdefs::kNumOps; ++o) {
+    const opdefs::OpDef& def = opdefs::kOpDefs[static_cast<std::size_t>(o)];
     INFO(def.name);
     CHECK(names.insert(def.name).second);
     // Only the updates of a variable produce nothing (TensorFlow's AssignVariableOp family).
     const bool updates_a_resource =
         def.name == "AssignVariableOp" || def.name == "AssignAddVariableOp" ||
         def.name == "AssignSubVariableOp" || def.name.substr(0, 13) == "ResourceApply";
-    CHECK((def.num_outputs >= 1 || def.num_outputs == runtime::kVariadic ||
+    CHECK((def.num_outputs >= 1 || def.num_outputs == opdefs::kVariadic ||
            (def.num_outputs == 0 && updates_a_resource)));
-    CHECK(def.attrs_index < std::variant_size_v<ops::OpAttrs>);
+    CHECK(def.attrs_index < std::variant_size_v<opdefs::OpAttrs>);
     // A GPU kernel set is a subset of the CPU's: simulated GPUs run the CPU kernels.
     CHECK((def.gpu_dtypes & ~def.cpu_dtypes) == 0u);
   }
-  CHECK(runtime::op_name(OpId::kTopKV2) == "TopKV2");
-  CHECK(runtime::op_def(OpId::kTopKV2).num_outputs == 2);
-  CHECK(runtime::op_def(OpId::kAddN).num_inputs == runtime::kVariadic);
-  CHECK(runtime::op_def(OpId::kSplit).num_outputs == runtime::kVariadic);
-  CHECK(runtime::op_def(OpId::kUnpack).num_outputs == runtime::kVariadic);
-  CHECK(runtime::op_def(OpId::kPack).num_inputs == runtime::kVariadic);
-  CHECK(runtime::op_def(OpId::kMatMul).attrs_index == ops::attrs_index<ops::MatMulAttrs>());
-  CHECK(runtime::op_def(OpId::kLess).gradient == runtime::Gradient::kNoGradient);
-  CHECK(runtime::op_def(OpId::kMul).gradient == runtime::Gradient::kDifferentiable);
-  CHECK(runtime::gpu_implements(OpId::kMatMul, DType::kFloat32));
-  CHECK_FALSE(runtime::gpu_implements(OpId::kMatMul, DType::kInt32));
-  CHECK(runtime::cpu_implements(OpId::kMatMul, DType::kInt32));
+  CHECK(opdefs::op_name(opdefs::OpId::kTopKV2) == "TopKV2");
+  CHECK(opdefs::op_def(opdefs::OpId::kTopKV2).num_outputs == 2);
+  CHECK(opdefs::op_def(opdefs::OpId::kAddN).num_inputs == opdefs::kVariadic);
+  CHECK(opdefs::op_def(opdefs::OpId::kSplit).num_outputs == opdefs::kVariadic);
+  CHECK(opdefs::op_def(opdefs::OpId::kUnpack).num_outputs == opdefs::kVariadic);
+  CHECK(opdefs::op_def(opdefs::OpId::kPack).num_inputs == opdefs::kVariadic);
+  CHECK(opdefs::op_def(opdefs::OpId::kMatMul).attrs_index ==
+        opdefs::attrs_index<opdefs::MatMulAttrs>());
+  CHECK(opdefs::op_def(opdefs::OpId::kLess).gradient == opdefs::Gradient::kNoGradient);
+  CHECK(opdefs::op_def(opdefs::OpId::kMul).gradient == opdefs::Gradient::kDifferentiable);
+  CHECK(opdefs::gpu_implements(opdefs::OpId::kMatMul, DType::kFloat32));
+  CHECK_FALSE(opdefs::gpu_implements(opdefs::OpId::kMatMul, DType::kInt32));
+  CHECK(opdefs::cpu_implements(opdefs::OpId::kMatMul, DType::kInt32));
 }
 
 TEST_CASE("a second kernel for a slot is refused, replace is the explicit choice") {
   runtime::KernelTable table;
-  table.add(OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &never_called);
-  CHECK_THROWS_MATCHES(table.add(OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &other_kernel),
-                       eagle::InternalError,
-                       Catch::Message("A second Relu kernel for float32 on CPU was registered; "
-                                      "use KernelTable::replace to choose another provider"));
-  CHECK(table.find(OpId::kRelu, DeviceType::kCPU, DType::kFloat32) == &never_called);
-  table.replace(OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &other_kernel);
-  CHECK(table.find(OpId::kRelu, DeviceType::kCPU, DType::kFloat32) == &other_kernel);
-  CHECK_THROWS_MATCHES(table.replace(OpId::kRelu, DeviceType::kGPU, DType::kFloat32, &never_called),
-                       eagle::InternalError,
-                       Catch::Message("No Relu kernel for float32 on GPU to replace"));
+  table.add(opdefs::OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &never_called);
+  CHECK_THROWS_MATCHES(
+      table.add(opdefs::OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &other_kernel),
+      eagle::InternalError,
+      Catch::Message("A second Relu kernel for float32 on CPU was registered; "
+                     "use KernelTable::replace to choose another provider"));
+  CHECK(table.find(opdefs::OpId::kRelu, DeviceType::kCPU, DType::kFloat32) == &never_called);
+  table.replace(opdefs::OpId::kRelu, DeviceType::kCPU, DType::kFloat32, &other_kernel);
+  CHECK(table.find(opdefs::OpId::kRelu, DeviceType::kCPU, DType::kFloat32) == &other_kernel);
+  CHECK_THROWS_MATCHES(
+      table.replace(opdefs::OpId::kRelu, DeviceType::kGPU, DType::kFloat32, &never_called),
+      eagle::InternalError, Catch::Message("No Relu kernel for float32 on GPU to replace"));
 }
 
 TEST_CASE("a call whose attributes or arity are not its op's row is an InternalError") {
@@ -128,14 +131,15 @@ TEST_CASE("a call whose attributes or arity are not its op's row is an InternalE
   const std::string message =
       "Relu was called with a signature its op table row does not have (inputs, outputs or "
       "attributes)";
-  CHECK_THROWS_MATCHES(runtime::execute1(OpId::kRelu, DType::kFloat32, &x, 1, x.shape(),
-                                         DType::kFloat32, ops::OpAttrs{ops::AxisAttrs{0}}),
+  CHECK_THROWS_MATCHES(runtime::execute1(opdefs::OpId::kRelu, DType::kFloat32, &x, 1, x.shape(),
+                                         DType::kFloat32, opdefs::OpAttrs{opdefs::AxisAttrs{0}}),
                        eagle::InternalError, Catch::Message(message));
   const Tensor two[2] = {x, x};
   CHECK_THROWS_MATCHES(
-      runtime::execute1(OpId::kRelu, DType::kFloat32, two, 2, x.shape(), DType::kFloat32),
+      runtime::execute1(opdefs::OpId::kRelu, DType::kFloat32, two, 2, x.shape(), DType::kFloat32),
       eagle::InternalError, Catch::Message(message));
-  const auto& sum = Context::get().kernels().find(OpId::kSum, DeviceType::kCPU, DType::kFloat32);
+  const auto& sum =
+      Context::get().kernels().find(opdefs::OpId::kSum, DeviceType::kCPU, DType::kFloat32);
   REQUIRE(sum != nullptr);
 }
 
@@ -197,23 +201,23 @@ TEST_CASE("a listener sees op, attributes, the caller's inputs, outputs and devi
   CHECK(runtime::this_thread_op_listener() == nullptr);
   REQUIRE(recorder.records.size() == 3);
   const auto& add = recorder.records[0];
-  CHECK(add.op == OpId::kAddV2);
+  CHECK(add.op == opdefs::OpId::kAddV2);
   CHECK(add.device == kGpu0);
   // The caller's tensor on GPU:1, not the copy the dispatcher made on GPU:0.
   REQUIRE(add.inputs.size() == 2);
   CHECK(runtime::impl_of(add.inputs[0]) == runtime::impl_of(on_gpu1));
   const auto& reduce = recorder.records[1];
-  CHECK(reduce.op == OpId::kSum);
-  CHECK(std::get<ops::ReduceAttrs>(reduce.attrs).axes == std::vector<int>{0});
+  CHECK(reduce.op == opdefs::OpId::kSum);
+  CHECK(std::get<opdefs::ReduceAttrs>(reduce.attrs).axes == std::vector<int>{0});
   CHECK(runtime::impl_of(reduce.inputs[0]) == runtime::impl_of(add.outputs[0]));
   CHECK(runtime::impl_of(reduce.outputs[0]) == runtime::impl_of(sum));
   CHECK(sum.item<float>() == 10.f);
   const auto& top = recorder.records[2];
-  CHECK(top.op == OpId::kTopKV2);
+  CHECK(top.op == opdefs::OpId::kTopKV2);
   CHECK(top.device == kGpu0);
   REQUIRE(top.outputs.size() == 2);
   CHECK(runtime::impl_of(top.outputs[0]) == runtime::impl_of(top_values));
-  CHECK(std::get<ops::TopKAttrs>(top.attrs).k == 1);
+  CHECK(std::get<opdefs::TopKAttrs>(top.attrs).k == 1);
 }
 
 TEST_CASE("listeners nest and restore the one before") {
@@ -230,10 +234,10 @@ TEST_CASE("listeners nest and restore the one before") {
     (void)eagle::sqrt(x);
   }
   REQUIRE(outer.records.size() == 2);
-  CHECK(outer.records[0].op == OpId::kRelu);
-  CHECK(outer.records[1].op == OpId::kSqrt);
+  CHECK(outer.records[0].op == opdefs::OpId::kRelu);
+  CHECK(outer.records[1].op == opdefs::OpId::kSqrt);
   REQUIRE(inner.records.size() == 1);
-  CHECK(inner.records[0].op == OpId::kExp);
+  CHECK(inner.records[0].op == opdefs::OpId::kExp);
 }
 
 TEST_CASE("ScopedDevice places ops on a resolved device, inside or outside other scopes") {
@@ -266,12 +270,13 @@ TEST_CASE("an op on a resource runs on the resource's device whatever the scope"
   auto scope = eagle::device("/CPU:0");
   const Tensor inputs[2] = {resource, host};
   const runtime::TensorSpec out{resource.shape(), DType::kFloat32};
-  const Tensor y = runtime::execute1(
-      {OpId::kAddV2, DType::kFloat32, inputs, 2, &out, 1, runtime::no_attrs(), false, 0b01u});
+  const Tensor y = runtime::execute1({opdefs::OpId::kAddV2, DType::kFloat32, inputs, 2, &out, 1,
+                                      runtime::no_attrs(), false, 0b01u});
   CHECK(y.device() == kGpu1);
   CHECK(y.to_vector<float>() == std::vector<float>{2, 3, 4});
   // Without the resource bit the scope decides.
-  CHECK(runtime::execute1({OpId::kAddV2, DType::kFloat32, inputs, 2, &out, 1}).device() == kCpu0);
+  CHECK(runtime::execute1({opdefs::OpId::kAddV2, DType::kFloat32, inputs, 2, &out, 1}).device() ==
+        kCpu0);
 
   // Two resources on two devices cannot be colocated.
   const Tensor other = eagle::with_device("/GPU:0", [] {
@@ -279,8 +284,8 @@ TEST_CASE("an op on a resource runs on the resource's device whatever the scope"
   });
   const Tensor both[2] = {resource, other};
   CHECK_THROWS_MATCHES(
-      runtime::execute1(
-          {OpId::kAddV2, DType::kFloat32, both, 2, &out, 1, runtime::no_attrs(), false, 0b11u}),
+      runtime::execute1({opdefs::OpId::kAddV2, DType::kFloat32, both, 2, &out, 1,
+                         runtime::no_attrs(), false, 0b11u}),
       eagle::InvalidArgumentError,
       Catch::Message("Cannot colocate the resources of AddV2: input #1 is on " + kGpu0 +
                      " but an earlier resource input is on " + kGpu1 + " [Op:AddV2]"));
@@ -290,8 +295,8 @@ TEST_CASE("an op on a resource runs on the resource's device whatever the scope"
   });
   const Tensor operands[2] = {int_resource, int_resource};
   const runtime::TensorSpec product{eagle::Shape{2, 2}, DType::kInt32};
-  const ops::OpAttrs no_transposes{ops::MatMulAttrs{false, false}};
-  CHECK_THROWS_AS(runtime::execute1({OpId::kMatMul, DType::kInt32, operands, 2, &product, 1,
+  const opdefs::OpAttrs no_transposes{opdefs::MatMulAttrs{false, false}};
+  CHECK_THROWS_AS(runtime::execute1({opdefs::OpId::kMatMul, DType::kInt32, operands, 2, &product, 1,
                                      no_transposes, false, 0b1u}),
                   eagle::NotFoundError);
 }
@@ -305,11 +310,11 @@ TEST_CASE("mutable_input is for resource inputs and drops the stale copies on ot
 
   const runtime::TensorSpec spec{value.shape(), DType::kFloat32};
   Tensor result;
-  runtime::KernelContext plain(OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
+  runtime::KernelContext plain(opdefs::OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
                                runtime::no_attrs(), &result, 0u, 0u);
   CHECK_THROWS_MATCHES(plain.mutable_input(0), eagle::InternalError,
                        Catch::Message("A kernel asked to write input #0, which is not a resource"));
-  runtime::KernelContext resource(OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
+  runtime::KernelContext resource(opdefs::OpId::kIdentity, device_named(kCpu0), &value, 1, &spec, 1,
                                   runtime::no_attrs(), &result, 0u, 1u);
   resource.mutable_input(0).data<float>()[0] = 5.f;
   CHECK(runtime::impl_of(value)->find_mirror(gpu0) == nullptr);
@@ -321,8 +326,8 @@ TEST_CASE("a donated input's bytes become the output, only when nothing else hol
   const auto negate = [&](Tensor x, bool donate) {
     const Tensor inputs[1] = {std::move(x)};
     auto on_cpu = eagle::device("/CPU:0");
-    return runtime::execute1({OpId::kNeg, DType::kFloat32, inputs, 1, &spec, 1, runtime::no_attrs(),
-                              false, 0u, donate ? 1u : 0u});
+    return runtime::execute1({opdefs::OpId::kNeg, DType::kFloat32, inputs, 1, &spec, 1,
+                              runtime::no_attrs(), false, 0u, donate ? 1u : 0u});
   };
   Tensor x = eagle::with_device("/CPU:0", [] { return eagle::constant({1.f, -2.f, 3.f}); });
   const void* bytes = runtime::impl_of(x)->data();

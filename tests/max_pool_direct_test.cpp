@@ -14,9 +14,11 @@
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/max_pool_direct.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace {
 
-using eagle::ops::Pool2DAttrs;
+using eagle::opdefs::Pool2DAttrs;
 
 std::vector<std::uint32_t> bits(const std::vector<float>& v) {
   std::vector<std::uint32_t> b(v.size());
@@ -25,10 +27,10 @@ std::vector<std::uint32_t> bits(const std::vector<float>& v) {
 }
 
 // The geometry with its output size and padding, as the MaxPool front end computes them.
-Pool2DAttrs geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
-                     std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
-                     bool same) {
-  Pool2DAttrs a{n, h, w, c, kh, kw, 0, 0, sh, sw, 0, 0, 0, 0, same};
+opdefs::Pool2DAttrs geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
+                             std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
+                             bool same) {
+  opdefs::Pool2DAttrs a{n, h, w, c, kh, kw, 0, 0, sh, sw, 0, 0, 0, 0, same};
   a.out_height = same ? (h + sh - 1) / sh : (h - kh) / sh + 1;
   a.out_width = same ? (w + sw - 1) / sw : (w - kw) / sw + 1;
   std::tie(a.pad_top, a.pad_bottom) = eagle_test::pads(same, h, a.out_height, sh, kh);
@@ -36,10 +38,10 @@ Pool2DAttrs geometry(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_
   return a;
 }
 
-std::int64_t input_size(const Pool2DAttrs& a) {
+std::int64_t input_size(const opdefs::Pool2DAttrs& a) {
   return a.batch * a.in_height * a.in_width * a.channels;
 }
-std::int64_t output_size(const Pool2DAttrs& a) {
+std::int64_t output_size(const opdefs::Pool2DAttrs& a) {
   return a.batch * a.out_height * a.out_width * a.channels;
 }
 
@@ -47,14 +49,16 @@ struct Results {
   std::vector<float> pooled, grad;
 };
 
-Results reference(const Pool2DAttrs& a, const std::vector<float>& x, const std::vector<float>& dy) {
+Results reference(const opdefs::Pool2DAttrs& a, const std::vector<float>& x,
+                  const std::vector<float>& dy) {
   Results r{std::vector<float>(output_size(a)), std::vector<float>(input_size(a))};
   eagle::cpu::reference::max_pool(a, x.data(), r.pooled.data());
   eagle::cpu::reference::max_pool_grad(a, x.data(), dy.data(), r.grad.data());
   return r;
 }
 
-Results direct(const Pool2DAttrs& a, const std::vector<float>& x, const std::vector<float>& dy) {
+Results direct(const opdefs::Pool2DAttrs& a, const std::vector<float>& x,
+               const std::vector<float>& dy) {
   // Filled with a marker: every element must be written.
   Results r{std::vector<float>(output_size(a), 7.0f), std::vector<float>(input_size(a), 7.0f)};
   const eagle::cpu::MaxPoolKernels& k = eagle::cpu::direct_max_pool_kernels();
@@ -91,7 +95,7 @@ TEST_CASE("direct max pooling gives the reference's bits on random geometries") 
     const std::int64_t n = small(rng), h = size(rng), w = size(rng), c = depths[depth(rng)];
     const std::int64_t kh = window(rng), kw = window(rng), sh = stride(rng), sw = stride(rng);
     if (!same && (kh > h || kw > w)) continue;
-    const Pool2DAttrs a = geometry(n, h, w, c, kh, kw, sh, sw, same);
+    const opdefs::Pool2DAttrs a = geometry(n, h, w, c, kh, kw, sh, sw, same);
     INFO("trial " << trial << ": [" << n << "," << h << "," << w << "," << c << "], window " << kh
                   << "x" << kw << ", strides " << sh << "x" << sw << (same ? " SAME" : " VALID"));
     (sh >= kh && sw >= kw ? disjoint : overlapping) += 1;
@@ -111,10 +115,10 @@ TEST_CASE("direct max pooling gives the same bits on 1 to 3 threads") {
   std::mt19937 rng(43);
   // The seed CNN's first pooling at batch 37, a SAME pooling whose windows do not cover the input,
   // and overlapping windows.
-  const Pool2DAttrs geometries[] = {geometry(37, 26, 26, 32, 2, 2, 2, 2, false),
-                                    geometry(37, 11, 11, 64, 2, 2, 3, 3, true),
-                                    geometry(37, 12, 9, 20, 3, 3, 2, 1, true)};
-  for (const Pool2DAttrs& a : geometries) {
+  const opdefs::Pool2DAttrs geometries[] = {geometry(37, 26, 26, 32, 2, 2, 2, 2, false),
+                                            geometry(37, 11, 11, 64, 2, 2, 3, 3, true),
+                                            geometry(37, 12, 9, 20, 3, 3, 2, 1, true)};
+  for (const opdefs::Pool2DAttrs& a : geometries) {
     const std::vector<float> x = tied_values(rng, input_size(a));
     const std::vector<float> dy = tied_values(rng, output_size(a));
     const Results want = reference(a, x, dy);
@@ -132,7 +136,7 @@ TEST_CASE("direct max pooling gives the same bits on 1 to 3 threads") {
 TEST_CASE("direct MaxPoolGrad routes to the first maximum or the first NaN of a window") {
   // One image 2x4, one channel, 2x2 windows with stride 2: windows {1, 3, 3, 0} and
   // {NaN, 2, NaN, 5}.
-  const Pool2DAttrs a = geometry(1, 2, 4, 1, 2, 2, 2, 2, false);
+  const opdefs::Pool2DAttrs a = geometry(1, 2, 4, 1, 2, 2, 2, 2, false);
   const std::vector<float> x = {1, 3, NAN, 2, 3, 0, NAN, 5};
   const std::vector<float> dy = {-0.0f, 4};
   const Results got = direct(a, x, dy);
@@ -146,7 +150,7 @@ TEST_CASE("direct MaxPoolGrad routes to the first maximum or the first NaN of a 
 
 TEST_CASE("direct MaxPoolGrad adds the gradients of overlapping windows") {
   // 1x3 input, windows of 2 with stride 1: both windows pick the middle element.
-  const Pool2DAttrs a = geometry(1, 1, 3, 1, 1, 2, 1, 1, false);
+  const opdefs::Pool2DAttrs a = geometry(1, 1, 3, 1, 1, 2, 1, 1, false);
   const std::vector<float> x = {1, 5, 2};
   const Results got = direct(a, x, {0.25f, 0.5f});
   CHECK(got.pooled == std::vector<float>{5, 5});

@@ -25,6 +25,8 @@
 #if defined(EAGLE_WITH_ONEDNN)
 #include "cpu/intra_op_pool.hpp"
 #include "cpu/onednn/onednn_conv.hpp"
+
+namespace opdefs = eagle::opdefs;
 #endif
 
 namespace {
@@ -567,7 +569,7 @@ using eagle_test::pads;
 
 // oneDNN's Conv2D and both backprops against the reference kernels for geometry `a` (its padding
 // filled in here), and the op's own result y against the reference.
-void check_conv_against_reference(eagle::ops::Conv2DAttrs a, const std::vector<float>& x,
+void check_conv_against_reference(eagle::opdefs::Conv2DAttrs a, const std::vector<float>& x,
                                   const std::vector<float>& f, const std::vector<float>& dy,
                                   const Tensor& y) {
   a = eagle_test::with_padding(a);
@@ -616,32 +618,32 @@ TEST_CASE("oneDNN agrees with the reference kernels on random shapes") {
     const Tensor y = eagle::nn::conv2d(xt, ft, options);
     const std::vector<float> x = xt.to_vector<float>(), f = ft.to_vector<float>();
     const std::vector<float> dy = random(y.num_elements());
-    const eagle::ops::Conv2DAttrs a{n, h, w, c, kh, kw, o, y.shape()[1], y.shape()[2],
-                                    options.strides[0], options.strides[1], options.dilations[0],
-                                    options.dilations[1],
-                                    // SAME's padding, as conv_ops.cpp computes it
-                                    0, 0, 0, 0, options.padding == "SAME"};
+    const eagle::opdefs::Conv2DAttrs a{n, h, w, c, kh, kw, o, y.shape()[1], y.shape()[2],
+                                       options.strides[0], options.strides[1], options.dilations[0],
+                                       options.dilations[1],
+                                       // SAME's padding, as conv_ops.cpp computes it
+                                       0, 0, 0, 0, options.padding == "SAME"};
     check_conv_against_reference(a, x, f, dy, y);
 
     // Pooling with the same input: windows of kh x kw, strides as above.
     const eagle::nn::Pool2DOptions pool{{kh, kw}, options.strides, options.padding};
     if (options.padding == "VALID" && (kh > h || kw > w)) continue;
     const Tensor pooled = eagle::nn::max_pool2d(xt, pool);
-    eagle::ops::Pool2DAttrs p{n,
-                              h,
-                              w,
-                              c,
-                              kh,
-                              kw,
-                              pooled.shape()[1],
-                              pooled.shape()[2],
-                              options.strides[0],
-                              options.strides[1],
-                              0,
-                              0,
-                              0,
-                              0,
-                              options.padding == "SAME"};
+    eagle::opdefs::Pool2DAttrs p{n,
+                                 h,
+                                 w,
+                                 c,
+                                 kh,
+                                 kw,
+                                 pooled.shape()[1],
+                                 pooled.shape()[2],
+                                 options.strides[0],
+                                 options.strides[1],
+                                 0,
+                                 0,
+                                 0,
+                                 0,
+                                 options.padding == "SAME"};
     std::tie(p.pad_top, p.pad_bottom) = pads(p.same, h, p.out_height, p.stride_h, kh);
     std::tie(p.pad_left, p.pad_right) = pads(p.same, w, p.out_width, p.stride_w, kw);
     const std::vector<float> dp = random(pooled.num_elements());
@@ -693,25 +695,25 @@ TEST_CASE("oneDNN agrees with the reference kernels on random grouped convolutio
     const Tensor y = eagle::nn::conv2d(xt, ft, options);
     const std::vector<float> x = xt.to_vector<float>(), f = ft.to_vector<float>();
     const std::vector<float> dy = random(y.num_elements());
-    eagle::ops::Conv2DAttrs a{n,
-                              h,
-                              w,
-                              c,
-                              kh,
-                              kw,
-                              o,
-                              y.shape()[1],
-                              y.shape()[2],
-                              options.strides[0],
-                              options.strides[1],
-                              options.dilations[0],
-                              options.dilations[1],
-                              0,
-                              0,
-                              0,
-                              0,
-                              options.padding == "SAME",
-                              groups};
+    eagle::opdefs::Conv2DAttrs a{n,
+                                 h,
+                                 w,
+                                 c,
+                                 kh,
+                                 kw,
+                                 o,
+                                 y.shape()[1],
+                                 y.shape()[2],
+                                 options.strides[0],
+                                 options.strides[1],
+                                 options.dilations[0],
+                                 options.dilations[1],
+                                 0,
+                                 0,
+                                 0,
+                                 0,
+                                 options.padding == "SAME",
+                                 groups};
     check_conv_against_reference(a, x, f, dy, y);
   }
   CHECK(run >= 20);
@@ -722,7 +724,8 @@ TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {
   // back on nor the gemm-based one an hwio filter gets; on AVX-512 they take eagle's nhwc
   // activations in place.
   using eagle::cpu::onednn::ConvPass;
-  const eagle::ops::Conv2DAttrs a{128, 13, 13, 32, 3, 3, 64, 11, 11, 1, 1, 1, 1, 0, 0, 0, 0, false};
+  const eagle::opdefs::Conv2DAttrs a{128, 13, 13, 32, 3, 3, 64, 11, 11,
+                                     1,   1,  1,  1,  0, 0, 0,  0,  false};
   for (ConvPass pass : {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeights}) {
     const std::string impl = eagle::cpu::onednn::conv2d_implementation(a, pass);
     INFO("pass " << static_cast<int>(pass) << ": " << impl);
@@ -736,16 +739,16 @@ TEST_CASE("oneDNN runs the seed CNN's convolutions on its direct kernels") {
 
 TEST_CASE("oneDNN computes unit-stride input gradients as forward convolutions") {
   // Note [Backprop-input as a forward convolution]: thin padding only, unit strides only.
-  using eagle::ops::Conv2DAttrs;
+  using eagle::opdefs::Conv2DAttrs;
   const auto geometry = [](std::int64_t n, std::int64_t h, std::int64_t c, std::int64_t k,
                            std::int64_t o, const eagle::nn::Conv2DOptions& options) {
     const Tensor y =
         eagle::nn::conv2d(eagle::zeros({n, h, h, c}), eagle::zeros({k, k, c, o}), options);
-    return eagle_test::with_padding(Conv2DAttrs{
+    return eagle_test::with_padding(opdefs::Conv2DAttrs{
         n, h, h, c, k, k, o, y.shape()[1], y.shape()[2], options.strides[0], options.strides[1],
         options.dilations[0], options.dilations[1], 0, 0, 0, 0, options.padding == "SAME"});
   };
-  const Conv2DAttrs same = geometry(37, 20, 8, 3, 16, {{1, 1}, "SAME"});
+  const opdefs::Conv2DAttrs same = geometry(37, 20, 8, 3, 16, {{1, 1}, "SAME"});
   const auto forward = eagle::cpu::onednn::backprop_input_as_forward(same);
   REQUIRE(forward.has_value());
   CHECK(forward->in_height == 20);
@@ -760,10 +763,10 @@ TEST_CASE("oneDNN computes unit-stride input gradients as forward convolutions")
   // Values: batch blocks (37 images), dilation, and SAME's uneven padding of an even filter.
   std::mt19937 rng(53);
   std::uniform_real_distribution<float> value(-1, 1);
-  const Conv2DAttrs cases[] = {same, geometry(3, 24, 6, 3, 10, {{1, 1}, "SAME", {2, 2}}),
-                               geometry(2, 30, 5, 4, 7, {{1, 1}, "SAME"}),
-                               geometry(2, 30, 5, 3, 12, {{1, 1}, "VALID"})};
-  for (const Conv2DAttrs& a : cases) {
+  const opdefs::Conv2DAttrs cases[] = {same, geometry(3, 24, 6, 3, 10, {{1, 1}, "SAME", {2, 2}}),
+                                       geometry(2, 30, 5, 4, 7, {{1, 1}, "SAME"}),
+                                       geometry(2, 30, 5, 3, 12, {{1, 1}, "VALID"})};
+  for (const opdefs::Conv2DAttrs& a : cases) {
     INFO("x [" << a.batch << "," << a.in_height << "," << a.in_width << "," << a.in_channels
                << "], filter " << a.filter_height << "x" << a.filter_width << ", pads " << a.pad_top
                << "," << a.pad_bottom << "," << a.pad_left << "," << a.pad_right);
@@ -795,8 +798,8 @@ TEST_CASE(
     return v;
   };
   // x [37, 9, 8, 20], filter [3, 3, 20, 24], strides 1, SAME (pads 1 on each side); pools 2x2/2.
-  const eagle::ops::Conv2DAttrs a{37, 9, 8, 20, 3, 3, 24, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, true};
-  const eagle::ops::Pool2DAttrs p{37, 9, 8, 20, 2, 2, 4, 4, 2, 2, 0, 0, 0, 0, false};
+  const eagle::opdefs::Conv2DAttrs a{37, 9, 8, 20, 3, 3, 24, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, true};
+  const eagle::opdefs::Pool2DAttrs p{37, 9, 8, 20, 2, 2, 4, 4, 2, 2, 0, 0, 0, 0, false};
   const std::vector<float> x = random(37 * 9 * 8 * 20), f = random(3 * 3 * 20 * 24);
   const std::vector<float> dy = random(37 * 9 * 8 * 24), dp = random(37 * 4 * 4 * 20);
   struct Results {
@@ -828,7 +831,7 @@ TEST_CASE(
     INFO(threads << " threads");
     eagle::cpu::set_intra_op_threads(threads);
     const eagle::cpu::MaxPoolKernels& direct = eagle::cpu::direct_max_pool_kernels();
-    const auto conv2d = [](const eagle::ops::Conv2DAttrs& g, const float* input,
+    const auto conv2d = [](const eagle::opdefs::Conv2DAttrs& g, const float* input,
                            const float* filter,
                            float* output) { dnn::conv2d(g, input, filter, output); };
     got.push_back(compute(conv2d, dnn::conv2d_backprop_input, dnn::conv2d_backprop_filter,

@@ -428,13 +428,13 @@ struct BatchNormRun {
 
 struct BatchNormCase {
   std::int64_t n, h, w, c;
-  eagle::ops::FusedBatchNormAttrs attrs;
+  eagle::opdefs::FusedBatchNormAttrs attrs;
   // x (channel 1 constant: variance 0, the epsilon edge), scale, offset, the given statistics
   // and dy, reproducible per case.
   std::vector<float> x, scale, offset, mean, variance, dy;
 
   BatchNormCase(std::int64_t n_, std::int64_t h_, std::int64_t w_, std::int64_t c_,
-                eagle::ops::FusedBatchNormAttrs a, unsigned seed)
+                eagle::opdefs::FusedBatchNormAttrs a, unsigned seed)
       : n(n_), h(h_), w(w_), c(c_), attrs(a) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> value(-1, 1);
@@ -523,8 +523,8 @@ const std::vector<std::array<std::int64_t, 4>>& batch_norm_shapes() {
   return shapes;
 }
 
-const std::vector<eagle::ops::FusedBatchNormAttrs>& batch_norm_attrs() {
-  static const std::vector<eagle::ops::FusedBatchNormAttrs> attrs = {
+const std::vector<eagle::opdefs::FusedBatchNormAttrs>& batch_norm_attrs() {
+  static const std::vector<eagle::opdefs::FusedBatchNormAttrs> attrs = {
       {1e-3, 1.0, true}, {1e-5, 0.3, true}, {1e-3, 1.0, false}, {0.0, 1.0, true}};
   return attrs;
 }

@@ -10,9 +10,11 @@
 #include "op_info/op_info.hpp"
 #include "op_info/register_tests.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace {
 
-using eagle::runtime::OpId;
+using eagle::opdefs::OpId;
 using eagle_test::ErrorCase;
 using eagle_test::OpInfo;
 using eagle_test::str;
@@ -72,13 +74,13 @@ const bool registered = eagle_test::register_op_info_tests(
 
 TEST_CASE("every op of the op table has an OpInfo entry or a reason", "[opinfo]") {
   CHECK(registered);
-  std::set<OpId> excluded;
+  std::set<opdefs::OpId> excluded;
   for (const auto& [op, why] : eagle_test::op_info_exclusions()) {
     INFO(str(op) << ": " << why);
     CHECK(!why.empty());
     CHECK(excluded.insert(op).second);
   }
-  std::set<OpId> seen;
+  std::set<opdefs::OpId> seen;
   for (const OpInfo& e : eagle_test::op_db()) {
     INFO(str(e.op) << " (" << e.family << ")");
     CHECK(seen.insert(e.op).second);  // one entry per op
@@ -87,8 +89,8 @@ TEST_CASE("every op of the op table has an OpInfo entry or a reason", "[opinfo]"
     CHECK_FALSE(e.family.empty());
   }
   std::string missing;
-  for (int i = 0; i < eagle::runtime::kNumOps; ++i) {
-    const auto op = static_cast<OpId>(i);
+  for (int i = 0; i < eagle::opdefs::kNumOps; ++i) {
+    const auto op = static_cast<opdefs::OpId>(i);
     if (!seen.count(op) && !excluded.count(op)) missing += " " + str(op);
   }
   INFO("ops without an OpInfo entry (tests/op_info/) or an exclusion (op_info.cpp):" << missing);
@@ -99,7 +101,7 @@ TEST_CASE("every differentiable op has finite-difference cases or a reason", "[o
   for (const OpInfo& e : eagle_test::op_db()) {
     INFO(str(e.op));
     const bool differentiable =
-        eagle::runtime::op_def(e.op).gradient == eagle::runtime::Gradient::kDifferentiable;
+        eagle::opdefs::op_def(e.op).gradient == eagle::opdefs::Gradient::kDifferentiable;
     if (differentiable) {
       CHECK((!e.gradients.empty() || !e.no_gradient_check.empty()));
     } else {

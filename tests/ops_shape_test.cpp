@@ -489,7 +489,7 @@ TEST_CASE("the CUDA kernels' per-element index arithmetic gives the CPU kernels'
   for (const std::string mode : {"CONSTANT", "REFLECT", "SYMMETRIC"}) {
     INFO(mode);
     const Tensor padded = eagle::pad(x, paddings, mode, -1.5);
-    eagle::ops::PadAttrs attrs{{2, 0, 4}, {1, 3, 4}, -1.5, mode == "SYMMETRIC"};
+    eagle::opdefs::PadAttrs attrs{{2, 0, 4}, {1, 3, 4}, -1.5, mode == "SYMMETRIC"};
     CHECK(per_element(eagle::kernels::pad_map(in_shape, padded.shape(), attrs, mode != "CONSTANT"),
                       padded.shape(), -1.5) == padded.to_vector<double>());
   }

@@ -9,12 +9,14 @@
 #include "eagle/errors.hpp"
 #include "runtime/placer.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 using eagle::DeviceName;
 using eagle::DType;
+using eagle::opdefs::OpId;
 using eagle::runtime::Device;
 using eagle::runtime::DeviceType;
 using eagle::runtime::KernelTable;
-using eagle::runtime::OpId;
 using eagle::runtime::PlacementRequest;
 using eagle::runtime::select_device;
 
@@ -46,16 +48,16 @@ struct Machine {
     owned.push_back(std::make_unique<FakeDevice>(DeviceType::kCPU, 0));
     for (auto& d : owned) devices.push_back(d.get());
     // MatMul: GPU and CPU for float32; CPU only for int32 (as TensorFlow registers it).
-    kernels.add(OpId::kMatMul, DeviceType::kGPU, DType::kFloat32, never_called);
-    kernels.add(OpId::kMatMul, DeviceType::kCPU, DType::kFloat32, never_called);
-    kernels.add(OpId::kMatMul, DeviceType::kCPU, DType::kInt32, never_called);
+    kernels.add(opdefs::OpId::kMatMul, DeviceType::kGPU, DType::kFloat32, never_called);
+    kernels.add(opdefs::OpId::kMatMul, DeviceType::kCPU, DType::kFloat32, never_called);
+    kernels.add(opdefs::OpId::kMatMul, DeviceType::kCPU, DType::kInt32, never_called);
     // Const exists everywhere.
-    kernels.add(OpId::kConst, DeviceType::kGPU, DType::kFloat32, never_called);
-    kernels.add(OpId::kConst, DeviceType::kCPU, DType::kFloat32, never_called);
+    kernels.add(opdefs::OpId::kConst, DeviceType::kGPU, DType::kFloat32, never_called);
+    kernels.add(opdefs::OpId::kConst, DeviceType::kCPU, DType::kFloat32, never_called);
   }
 
   std::string place(const char* spec, bool soft, DType dtype = DType::kFloat32,
-                    OpId op = OpId::kMatMul, bool prefer_host = false) {
+                    opdefs::OpId op = opdefs::OpId::kMatMul, bool prefer_host = false) {
     std::optional<DeviceName> parsed;
     if (spec) parsed = DeviceName::parse(spec);
     const PlacementRequest request{op, dtype, parsed ? &*parsed : nullptr, soft, prefer_host};
@@ -78,8 +80,8 @@ TEST_CASE("automatic placement prefers a GPU that has a kernel for the dtype") {
 
 TEST_CASE("constants default to the host even when a GPU exists") {
   Machine m(1);
-  CHECK(m.place(nullptr, true, DType::kFloat32, OpId::kConst, true) == kCpu0);
-  CHECK(m.place(kGpu0.c_str(), true, DType::kFloat32, OpId::kConst, true) == kGpu0);
+  CHECK(m.place(nullptr, true, DType::kFloat32, opdefs::OpId::kConst, true) == kCpu0);
+  CHECK(m.place(kGpu0.c_str(), true, DType::kFloat32, opdefs::OpId::kConst, true) == kGpu0);
 }
 
 TEST_CASE("a requested device is used when it exists and has the kernel") {

@@ -7,10 +7,12 @@
 #include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "memory/bfc_allocator.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "simulated/simulated_gpu_kernels.hpp"
 #include "simulated/simulated_gpu_platform.hpp"
 #include "simulated/simulated_gpu_spec.hpp"
+
+namespace opdefs = eagle::opdefs;
 
 using eagle::simulated::parse_simulated_gpu_spec;
 
@@ -66,15 +68,15 @@ TEST_CASE("EAGLE_SIMULATED_GPUS: every typo is an InvalidArgumentError that says
 
 TEST_CASE("the GPU kernel set: integer matmul is the CPU's alone") {
   using eagle::DType;
-  using eagle::runtime::gpu_implements;
-  using eagle::runtime::OpId;
-  CHECK(gpu_implements(OpId::kMatMul, DType::kFloat32));
-  CHECK(gpu_implements(OpId::kMatMul, DType::kBFloat16));
-  CHECK_FALSE(gpu_implements(OpId::kMatMul, DType::kInt32));
-  CHECK_FALSE(gpu_implements(OpId::kBatchMatMulV2, DType::kInt64));
-  CHECK(gpu_implements(OpId::kAddV2, DType::kInt32));
-  CHECK_FALSE(gpu_implements(OpId::kAddV2, DType::kBool));
-  CHECK(gpu_implements(OpId::kConst, DType::kBool));
+  using eagle::opdefs::gpu_implements;
+  using eagle::opdefs::OpId;
+  CHECK(opdefs::gpu_implements(opdefs::OpId::kMatMul, DType::kFloat32));
+  CHECK(opdefs::gpu_implements(opdefs::OpId::kMatMul, DType::kBFloat16));
+  CHECK_FALSE(opdefs::gpu_implements(opdefs::OpId::kMatMul, DType::kInt32));
+  CHECK_FALSE(opdefs::gpu_implements(opdefs::OpId::kBatchMatMulV2, DType::kInt64));
+  CHECK(opdefs::gpu_implements(opdefs::OpId::kAddV2, DType::kInt32));
+  CHECK_FALSE(opdefs::gpu_implements(opdefs::OpId::kAddV2, DType::kBool));
+  CHECK(opdefs::gpu_implements(opdefs::OpId::kConst, DType::kBool));
 }
 
 TEST_CASE("simulated GPUs register exactly the declared set, each backed by the CPU kernel") {
@@ -83,13 +85,13 @@ TEST_CASE("simulated GPUs register exactly the declared set, each backed by the 
   eagle::cpu::register_kernels(table);
   eagle::simulated::register_simulated_gpu_kernels(table);
   int declared = 0;
-  for (int o = 0; o < eagle::runtime::kNumOps; ++o) {
-    const auto op = static_cast<eagle::runtime::OpId>(o);
+  for (int o = 0; o < eagle::opdefs::kNumOps; ++o) {
+    const auto op = static_cast<eagle::opdefs::OpId>(o);
     for (int d = 0; d < eagle::kNumDTypes; ++d) {
       const auto dtype = static_cast<eagle::DType>(d);
-      INFO(eagle::runtime::op_name(op) << " " << eagle::dtype_name(dtype));
+      INFO(eagle::opdefs::op_name(op) << " " << eagle::dtype_name(dtype));
       const auto gpu = table.find(op, DeviceType::kGPU, dtype);
-      CHECK((gpu != nullptr) == eagle::runtime::gpu_implements(op, dtype));
+      CHECK((gpu != nullptr) == eagle::opdefs::gpu_implements(op, dtype));
       if (gpu) CHECK(gpu == table.find(op, DeviceType::kCPU, dtype));
       declared += gpu != nullptr;
     }

@@ -16,7 +16,7 @@
 
 #include "eagle/eagle.hpp"
 #include "fixture_ops.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 
 namespace {
 
@@ -352,8 +352,8 @@ TEST_CASE("the gradient fixture runs the forward and backward op of every differ
                                                 "L2Loss",
                                                 "FusedBatchNormV3"};
   std::string missing;
-  for (const auto& def : eagle::runtime::kOpDefs) {
-    if (def.gradient == eagle::runtime::Gradient::kDifferentiable &&
+  for (const auto& def : eagle::opdefs::kOpDefs) {
+    if (def.gradient == eagle::opdefs::Gradient::kDifferentiable &&
         !executed.count(std::string(def.name)) && !nn_fixture_ops.count(std::string(def.name))) {
       missing += " " + std::string(def.name);
     }

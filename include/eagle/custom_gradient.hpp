@@ -20,7 +20,7 @@ struct CustomGradientResult {
 // Runs f(inputs) and returns its outputs. While a gradient tape of this thread records, f's own
 // ops are not recorded (every tape of the thread is paused while f runs); instead the tape sees
 // the outputs depend on the inputs through one op (IdentityN) whose gradient is grad_fn's
-// (Note [Custom gradients] in src/ops/custom_gradient.cpp). Gradients reach only `inputs`: a
+// (Note [Custom gradients] in src/autodiff/custom_gradient.cpp). Gradients reach only `inputs`: a
 // variable f reads gets none through f (pass its value as an input). With no tape recording, f
 // simply runs and grad_fn is dropped.
 //

@@ -19,7 +19,7 @@ using Grads = std::vector<Tensor>;
 void reshape_grad(const GradContext& c, Grads& g) { g[0] = reshape_to(c.grad(), c.input_shape(0)); }
 
 void transpose_grad(const GradContext& c, Grads& g) {
-  const std::vector<int>& perm = c.attrs<ops::TransposeAttrs>().perm;  // normalized by transpose
+  const std::vector<int>& perm = c.attrs<opdefs::TransposeAttrs>().perm;  // normalized by transpose
   std::vector<int> inverse(perm.size());
   for (std::size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
@@ -28,7 +28,7 @@ void transpose_grad(const GradContext& c, Grads& g) {
 
 // Each input gets its own stretch of the gradient along the axis.
 void concat_grad(const GradContext& c, Grads& g) {
-  const int axis = c.attrs<ops::AxisAttrs>().axis;
+  const int axis = c.attrs<opdefs::AxisAttrs>().axis;
   const Tensor grad = c.grad();
   std::vector<std::int64_t> begin(static_cast<std::size_t>(grad.rank()), 0);
   std::vector<std::int64_t> size(static_cast<std::size_t>(grad.rank()), -1);
@@ -44,7 +44,7 @@ void concat_grad(const GradContext& c, Grads& g) {
 
 // The gradient placed back where the slice came from, zeros around it (TensorFlow pads).
 void slice_grad(const GradContext& c, Grads& g) {
-  const std::vector<std::int64_t>& begin = c.attrs<ops::SliceAttrs>().begin;
+  const std::vector<std::int64_t>& begin = c.attrs<opdefs::SliceAttrs>().begin;
   const Shape& in = c.input_shape(0);
   Tensor grad = c.grad();
   for (int axis = 0; axis < in.rank(); ++axis) {
@@ -71,9 +71,9 @@ void identity_grad(const GradContext& c, Grads& g) { g[0] = c.grad(); }
 
 // IdentityN passes each gradient through; recorded by eagle::custom_gradient, its gradient is the
 // user's grad_fn, from the gradients of the function's outputs (the trailing num_outputs outputs)
-// to those of its inputs (Note [Custom gradients] in ops/custom_gradient.cpp).
+// to those of its inputs (Note [Custom gradients] in autodiff/custom_gradient.cpp).
 void identity_n_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::IdentityNAttrs>();
+  const auto& a = c.attrs<opdefs::IdentityNAttrs>();
   if (a.grad_fn == nullptr) {
     // As TensorFlow: an output no target depends on passes zeros, not None.
     for (int i = 0; i < c.num_inputs(); ++i) {
@@ -109,7 +109,7 @@ void identity_n_grad(const GradContext& c, Grads& g) {
 void check_numerics_grad(const GradContext& c, Grads& g) {
   g[0] = debugging::check_numerics(
       c.grad(), "Not a number (NaN) or infinity (Inf) values detected in gradient. " +
-                    c.attrs<ops::CheckNumericsAttrs>().message);
+                    c.attrs<opdefs::CheckNumericsAttrs>().message);
 }
 
 // Between floating types the gradient is cast back; to or from an integer there is none.
@@ -132,7 +132,7 @@ void top_k_grad(const GradContext& c, Grads& g) {
 
 // Tile: the gradient viewed as [m0, d0, m1, d1, ...] and summed over the multiples.
 void tile_grad(const GradContext& c, Grads& g) {
-  const std::vector<std::int64_t>& multiples = c.attrs<ops::TileAttrs>().multiples;
+  const std::vector<std::int64_t>& multiples = c.attrs<opdefs::TileAttrs>().multiples;
   const Shape& in = c.input_shape(0);
   std::vector<std::int64_t> split_dims;
   std::vector<int> axes;
@@ -150,7 +150,7 @@ void tile_grad(const GradContext& c, Grads& g) {
 
 // Pad, PadV2: the input's window of the gradient.
 void pad_grad(const GradContext& c, Grads& g) {
-  const std::vector<std::int64_t>& before = c.attrs<ops::PadAttrs>().before;
+  const std::vector<std::int64_t>& before = c.attrs<opdefs::PadAttrs>().before;
   std::vector<std::int64_t> size;
   for (int i = 0; i < c.input_shape(0).rank(); ++i) size.push_back(c.input_shape(0)[i]);
   g[0] = slice(c.grad(), before, size);
@@ -158,7 +158,7 @@ void pad_grad(const GradContext& c, Grads& g) {
 
 // MirrorPad: each padded entry's gradient goes back to the entry it mirrors.
 void mirror_pad_grad(const GradContext& c, Grads& g) {
-  const auto& attrs = c.attrs<ops::PadAttrs>();
+  const auto& attrs = c.attrs<opdefs::PadAttrs>();
   const Shape& in = c.input_shape(0);
   Tensor grad = c.grad();
   for (int axis = 0; axis < in.rank(); ++axis) {
@@ -183,17 +183,17 @@ void mirror_pad_grad(const GradContext& c, Grads& g) {
 }
 
 void reverse_grad(const GradContext& c, Grads& g) {
-  g[0] = reverse(c.grad(), c.attrs<ops::ReverseAttrs>().axes);
+  g[0] = reverse(c.grad(), c.attrs<opdefs::ReverseAttrs>().axes);
 }
 
 void cumsum_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::ScanAttrs>();
+  const auto& a = c.attrs<opdefs::ScanAttrs>();
   g[0] = cumsum(c.grad(), a.axis, a.exclusive, !a.reverse);
 }
 
 // TensorFlow's _CumprodGrad: cumsum(prod * grad, reversed) / x (NaN where x is 0, as there).
 void cumprod_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::ScanAttrs>();
+  const auto& a = c.attrs<opdefs::ScanAttrs>();
   const Tensor& x = c.input(0);
   const Tensor out = cumsum(multiply(c.output(), c.grad()), a.axis, a.exclusive, !a.reverse);
   g[0] = divide(out, x);
@@ -201,12 +201,12 @@ void cumprod_grad(const GradContext& c, Grads& g) {
 
 // Split, SplitV, Unpack's inverse: the outputs' gradients joined (zeros for an unused output).
 void split_grad(const GradContext& c, Grads& g) {
-  const int axis = c.attrs<ops::AxisAttrs>().axis;
+  const int axis = c.attrs<opdefs::AxisAttrs>().axis;
   std::vector<Tensor> parts;
   for (int i = 0; i < c.num_outputs(); ++i) parts.push_back(c.grad(i));
   if (parts.empty()) {
     g[0] = zeros(c.input_shape(0), c.input_dtype(0));
-  } else if (c.op() == OpId::kUnpack) {
+  } else if (c.op() == opdefs::OpId::kUnpack) {
     g[0] = stack(parts, axis);
   } else {
     g[0] = concat(parts, axis);
@@ -214,7 +214,7 @@ void split_grad(const GradContext& c, Grads& g) {
 }
 
 void pack_grad(const GradContext& c, Grads& g) {
-  const std::vector<Tensor> parts = unstack(c.grad(), c.attrs<ops::AxisAttrs>().axis);
+  const std::vector<Tensor> parts = unstack(c.grad(), c.attrs<opdefs::AxisAttrs>().axis);
   for (int i = 0; i < c.num_inputs(); ++i) {
     if (c.needs_input_grad(i)) g[static_cast<std::size_t>(i)] = parts[static_cast<std::size_t>(i)];
   }
@@ -223,29 +223,29 @@ void pack_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_array_gradients(GradientRegistry& r) {
-  r.add(OpId::kReshape, reshape_grad);
-  r.add(OpId::kExpandDims, reshape_grad);
-  r.add(OpId::kSqueeze, reshape_grad);
-  r.add(OpId::kTranspose, transpose_grad);
-  r.add(OpId::kConcatV2, concat_grad);
-  r.add(OpId::kSlice, slice_grad);
-  r.add(OpId::kIdentity, identity_grad);
-  r.add(OpId::kReadVariableOp, identity_grad);
-  r.add(OpId::kCheckNumerics, check_numerics_grad);
-  r.add(OpId::kIdentityN, identity_n_grad);
-  r.add(OpId::kCast, cast_grad);
-  r.add(OpId::kTopKV2, top_k_grad, kSaveNone, save(1));
-  r.add(OpId::kTile, tile_grad);
-  r.add(OpId::kPad, pad_grad);
-  r.add(OpId::kPadV2, pad_grad);
-  r.add(OpId::kMirrorPad, mirror_pad_grad);
-  r.add(OpId::kReverseV2, reverse_grad);
-  r.add(OpId::kCumsum, cumsum_grad);
-  r.add(OpId::kCumprod, cumprod_grad, save(0), save(0));
-  r.add(OpId::kSplit, split_grad);
-  r.add(OpId::kSplitV, split_grad);
-  r.add(OpId::kUnpack, split_grad);
-  r.add(OpId::kPack, pack_grad);
+  r.add(opdefs::OpId::kReshape, reshape_grad);
+  r.add(opdefs::OpId::kExpandDims, reshape_grad);
+  r.add(opdefs::OpId::kSqueeze, reshape_grad);
+  r.add(opdefs::OpId::kTranspose, transpose_grad);
+  r.add(opdefs::OpId::kConcatV2, concat_grad);
+  r.add(opdefs::OpId::kSlice, slice_grad);
+  r.add(opdefs::OpId::kIdentity, identity_grad);
+  r.add(opdefs::OpId::kReadVariableOp, identity_grad);
+  r.add(opdefs::OpId::kCheckNumerics, check_numerics_grad);
+  r.add(opdefs::OpId::kIdentityN, identity_n_grad);
+  r.add(opdefs::OpId::kCast, cast_grad);
+  r.add(opdefs::OpId::kTopKV2, top_k_grad, kSaveNone, save(1));
+  r.add(opdefs::OpId::kTile, tile_grad);
+  r.add(opdefs::OpId::kPad, pad_grad);
+  r.add(opdefs::OpId::kPadV2, pad_grad);
+  r.add(opdefs::OpId::kMirrorPad, mirror_pad_grad);
+  r.add(opdefs::OpId::kReverseV2, reverse_grad);
+  r.add(opdefs::OpId::kCumsum, cumsum_grad);
+  r.add(opdefs::OpId::kCumprod, cumprod_grad, save(0), save(0));
+  r.add(opdefs::OpId::kSplit, split_grad);
+  r.add(opdefs::OpId::kSplitV, split_grad);
+  r.add(opdefs::OpId::kUnpack, split_grad);
+  r.add(opdefs::OpId::kPack, pack_grad);
 }
 
 }  // namespace eagle::autodiff

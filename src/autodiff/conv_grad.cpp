@@ -12,21 +12,21 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-nn::Conv2DOptions conv_options(const ops::Conv2DAttrs& a) {
+nn::Conv2DOptions conv_options(const opdefs::Conv2DAttrs& a) {
   return {{a.stride_h, a.stride_w}, a.same ? "SAME" : "VALID", {a.dilation_h, a.dilation_w}};
 }
 
-Shape input_shape(const ops::Conv2DAttrs& a) {
+Shape input_shape(const opdefs::Conv2DAttrs& a) {
   return Shape{a.batch, a.in_height, a.in_width, a.in_channels};
 }
 
 // A grouped convolution's filter has in_channels / groups input channels, and the backprops infer
 // the same groups from these shapes (Note [Grouped convolution]).
-Shape filter_shape(const ops::Conv2DAttrs& a) {
+Shape filter_shape(const opdefs::Conv2DAttrs& a) {
   return Shape{a.filter_height, a.filter_width, a.group_in_channels(), a.out_channels};
 }
 
-nn::Pool2DOptions pool_options(const ops::Pool2DAttrs& a) {
+nn::Pool2DOptions pool_options(const opdefs::Pool2DAttrs& a) {
   return {{a.window_h, a.window_w},
           std::array<std::int64_t, 2>{a.stride_h, a.stride_w},
           a.same ? "SAME" : "VALID"};
@@ -35,7 +35,7 @@ nn::Pool2DOptions pool_options(const ops::Pool2DAttrs& a) {
 // Conv2D(input, filter): dinput = Conv2DBackpropInput(filter, dy), dfilter =
 // Conv2DBackpropFilter(input, dy).
 void conv2d_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
+  const auto& a = c.attrs<opdefs::Conv2DAttrs>();
   const nn::Conv2DOptions options = conv_options(a);
   const Tensor dy = c.grad();
   if (c.needs_input_grad(0)) {
@@ -49,7 +49,7 @@ void conv2d_grad(const GradContext& c, Grads& g) {
 // Conv2DBackpropInput(filter, dy) is linear in each: its gradient g (input-shaped) gives
 // dfilter = Conv2DBackpropFilter(g, dy) and ddy = Conv2D(g, filter).
 void conv2d_backprop_input_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
+  const auto& a = c.attrs<opdefs::Conv2DAttrs>();
   const nn::Conv2DOptions options = conv_options(a);
   const Tensor grad = c.grad();
   if (c.needs_input_grad(0)) {
@@ -61,7 +61,7 @@ void conv2d_backprop_input_grad(const GradContext& c, Grads& g) {
 // Conv2DBackpropFilter(input, dy): its gradient g (filter-shaped) gives dinput =
 // Conv2DBackpropInput(g, dy) and ddy = Conv2D(input, g).
 void conv2d_backprop_filter_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Conv2DAttrs>();
+  const auto& a = c.attrs<opdefs::Conv2DAttrs>();
   const nn::Conv2DOptions options = conv_options(a);
   const Tensor grad = c.grad();
   if (c.needs_input_grad(0)) {
@@ -73,7 +73,7 @@ void conv2d_backprop_filter_grad(const GradContext& c, Grads& g) {
 // _FusedConv2D(input, filter, bias) with output y (Note [Fused convolutions]): dz = ReluGrad(dy,
 // y) (dy itself without Relu), then the gradients of BiasAdd and Conv2D of dz.
 void fused_conv2d_grad(const GradContext& c, Grads& g) {
-  const auto& f = c.attrs<ops::FusedConv2DAttrs>();
+  const auto& f = c.attrs<opdefs::FusedConv2DAttrs>();
   const nn::Conv2DOptions options = conv_options(f.conv);
   const Tensor dz = f.relu ? relu_grad(c.grad(), c.output()) : c.grad();
   if (c.needs_input_grad(0)) {
@@ -86,31 +86,31 @@ void fused_conv2d_grad(const GradContext& c, Grads& g) {
 }
 
 void max_pool_grad_fn(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
+  const auto& a = c.attrs<opdefs::Pool2DAttrs>();
   g[0] = nn::max_pool_grad(c.input(0), c.output(), c.grad(), pool_options(a));
 }
 
 void avg_pool_grad_fn(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
+  const auto& a = c.attrs<opdefs::Pool2DAttrs>();
   g[0] = nn::avg_pool_grad(c.input_shape(0), c.grad(), pool_options(a));
 }
 
 // AvgPoolGrad is linear in its gradient input, the transpose of AvgPool: its gradient is AvgPool.
 void avg_pool_grad_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::Pool2DAttrs>();
+  const auto& a = c.attrs<opdefs::Pool2DAttrs>();
   g[0] = nn::avg_pool2d(c.grad(), pool_options(a));
 }
 
 }  // namespace
 
 void register_conv_gradients(GradientRegistry& r) {
-  r.add(OpId::kConv2D, conv2d_grad, save(0, 1));
-  r.add(OpId::k_FusedConv2D, fused_conv2d_grad, save(0, 1), save(0));
-  r.add(OpId::kConv2DBackpropInput, conv2d_backprop_input_grad, save(0, 1));
-  r.add(OpId::kConv2DBackpropFilter, conv2d_backprop_filter_grad, save(0, 1));
-  r.add(OpId::kMaxPool, max_pool_grad_fn, save(0), save(0));
-  r.add(OpId::kAvgPool, avg_pool_grad_fn);
-  r.add(OpId::kAvgPoolGrad, avg_pool_grad_grad);
+  r.add(opdefs::OpId::kConv2D, conv2d_grad, save(0, 1));
+  r.add(opdefs::OpId::k_FusedConv2D, fused_conv2d_grad, save(0, 1), save(0));
+  r.add(opdefs::OpId::kConv2DBackpropInput, conv2d_backprop_input_grad, save(0, 1));
+  r.add(opdefs::OpId::kConv2DBackpropFilter, conv2d_backprop_filter_grad, save(0, 1));
+  r.add(opdefs::OpId::kMaxPool, max_pool_grad_fn, save(0), save(0));
+  r.add(opdefs::OpId::kAvgPool, avg_pool_grad_fn);
+  r.add(opdefs::OpId::kAvgPoolGrad, avg_pool_grad_grad);
 }
 
 }  // namespace eagle::autodiff

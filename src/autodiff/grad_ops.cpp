@@ -8,9 +8,7 @@
 namespace eagle::autodiff {
 namespace {
 
-using runtime::OpId;
-
-Tensor fused(OpId op, const Tensor& a, const Tensor& b) {
+Tensor fused(opdefs::OpId op, const Tensor& a, const Tensor& b) {
   const Tensor inputs[2] = {a, b};
   ops::check_same_dtype(op, inputs, 2);
   if (a.shape() != b.shape()) {
@@ -23,19 +21,27 @@ Tensor fused(OpId op, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor relu_grad(const Tensor& gradients, const Tensor& features) {
-  return fused(OpId::kReluGrad, gradients, features);
+  return fused(opdefs::OpId::kReluGrad, gradients, features);
 }
-Tensor sigmoid_grad(const Tensor& y, const Tensor& dy) { return fused(OpId::kSigmoidGrad, y, dy); }
-Tensor tanh_grad(const Tensor& y, const Tensor& dy) { return fused(OpId::kTanhGrad, y, dy); }
-Tensor sqrt_grad(const Tensor& y, const Tensor& dy) { return fused(OpId::kSqrtGrad, y, dy); }
-Tensor rsqrt_grad(const Tensor& y, const Tensor& dy) { return fused(OpId::kRsqrtGrad, y, dy); }
+Tensor sigmoid_grad(const Tensor& y, const Tensor& dy) {
+  return fused(opdefs::OpId::kSigmoidGrad, y, dy);
+}
+Tensor tanh_grad(const Tensor& y, const Tensor& dy) {
+  return fused(opdefs::OpId::kTanhGrad, y, dy);
+}
+Tensor sqrt_grad(const Tensor& y, const Tensor& dy) {
+  return fused(opdefs::OpId::kSqrtGrad, y, dy);
+}
+Tensor rsqrt_grad(const Tensor& y, const Tensor& dy) {
+  return fused(opdefs::OpId::kRsqrtGrad, y, dy);
+}
 Tensor reciprocal_grad(const Tensor& y, const Tensor& dy) {
-  return fused(OpId::kReciprocalGrad, y, dy);
+  return fused(opdefs::OpId::kReciprocalGrad, y, dy);
 }
 
 Tensor bias_add_grad(const Tensor& out_backprop) {
   const Shape& s = out_backprop.shape();
-  return runtime::execute1(OpId::kBiasAddGrad, out_backprop.dtype(), &out_backprop, 1,
+  return runtime::execute1(opdefs::OpId::kBiasAddGrad, out_backprop.dtype(), &out_backprop, 1,
                            Shape{s[s.rank() - 1]}, out_backprop.dtype());
 }
 

@@ -13,7 +13,7 @@ const Tensor& GradContext::input(int i) const {
     throw InternalError(
         fmt::format("The gradient of {} read input #{}, which its GradientDef "
                     "does not save (Note [Saved tensors])",
-                    runtime::op_name(op_), i));
+                    opdefs::op_name(op_), i));
   }
   return t;
 }
@@ -24,7 +24,7 @@ const Tensor& GradContext::output(int i) const {
     throw InternalError(
         fmt::format("The gradient of {} read output #{}, which its GradientDef "
                     "does not save (Note [Saved tensors])",
-                    runtime::op_name(op_), i));
+                    opdefs::op_name(op_), i));
   }
   return t;
 }
@@ -36,15 +36,15 @@ Tensor GradContext::grad(int i) const {
   return zeros(spec.shape, spec.dtype);
 }
 
-void GradientRegistry::add(OpId op, GradFn fn, std::uint32_t saved_inputs,
+void GradientRegistry::add(opdefs::OpId op, GradFn fn, std::uint32_t saved_inputs,
                            std::uint32_t saved_outputs) {
   GradientDef& def = defs_[static_cast<int>(op)];
   if (def.fn != nullptr) {
-    throw InternalError(fmt::format("A second gradient for {}", runtime::op_name(op)));
+    throw InternalError(fmt::format("A second gradient for {}", opdefs::op_name(op)));
   }
-  if (runtime::op_def(op).gradient != runtime::Gradient::kDifferentiable) {
+  if (opdefs::op_def(op).gradient != opdefs::Gradient::kDifferentiable) {
     throw InternalError(fmt::format("A gradient for {}, which the op table marks kNoGradient",
-                                    runtime::op_name(op)));
+                                    opdefs::op_name(op)));
   }
   def = GradientDef{fn, saved_inputs, saved_outputs};
 }

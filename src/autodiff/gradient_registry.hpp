@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "eagle/tensor.hpp"
-#include "ops/attrs.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/attrs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_context.hpp"
 
 namespace eagle::autodiff {
 
-using runtime::OpId;
 using runtime::TensorSpec;
 
 // One forward tensor as a tape keeps it: its id and spec always, its value only when the op's
@@ -28,7 +27,7 @@ struct TapeTensor {
 // What a gradient function sees of the op it differentiates.
 class GradContext {
  public:
-  GradContext(OpId op, const ops::OpAttrs& attrs, const std::vector<TapeTensor>& inputs,
+  GradContext(opdefs::OpId op, const opdefs::OpAttrs& attrs, const std::vector<TapeTensor>& inputs,
               const std::vector<TapeTensor>& outputs, const std::vector<Tensor>& output_grads,
               const std::vector<bool>& needs_input_grad)
       : op_(op),
@@ -38,7 +37,7 @@ class GradContext {
         output_grads_(output_grads),
         needs_input_grad_(needs_input_grad) {}
 
-  OpId op() const { return op_; }
+  opdefs::OpId op() const { return op_; }
   template <class T>
   const T& attrs() const {
     return std::get<T>(attrs_);
@@ -58,8 +57,8 @@ class GradContext {
   bool needs_input_grad(int i) const { return needs_input_grad_[i]; }
 
  private:
-  OpId op_;
-  const ops::OpAttrs& attrs_;
+  opdefs::OpId op_;
+  const opdefs::OpAttrs& attrs_;
   const std::vector<TapeTensor>& inputs_;
   const std::vector<TapeTensor>& outputs_;
   const std::vector<Tensor>& output_grads_;
@@ -90,12 +89,12 @@ struct GradientDef {
 class GradientRegistry {
  public:
   // InternalError for an op registered twice or one the op table marks kNoGradient.
-  void add(OpId op, GradFn fn, std::uint32_t saved_inputs = kSaveNone,
+  void add(opdefs::OpId op, GradFn fn, std::uint32_t saved_inputs = kSaveNone,
            std::uint32_t saved_outputs = kSaveNone);
-  const GradientDef& operator[](OpId op) const { return defs_[static_cast<int>(op)]; }
+  const GradientDef& operator[](opdefs::OpId op) const { return defs_[static_cast<int>(op)]; }
 
  private:
-  std::array<GradientDef, runtime::kNumOps> defs_{};
+  std::array<GradientDef, opdefs::kNumOps> defs_{};
 };
 
 // Note [Gradient registry]

@@ -103,7 +103,7 @@ std::vector<std::optional<Tensor>> backward(const TapeState& tape,
     const autodiff::GradientDef& def = autodiff::gradient_registry()[entry.op];
     if (def.fn == nullptr) {
       throw NotFoundError(
-          fmt::format("gradient registry has no entry for: {}", runtime::op_name(entry.op)));
+          fmt::format("gradient registry has no entry for: {}", opdefs::op_name(entry.op)));
     }
     std::vector<bool> needs(entry.inputs.size());
     for (std::size_t i = 0; i < entry.inputs.size(); ++i) {

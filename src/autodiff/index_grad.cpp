@@ -41,7 +41,7 @@ Tensor batched_segment_ids(const Tensor& index, std::int64_t batch, std::int64_t
 
 // params [batch, outer, N, inner]; indices [batch, count]; out [batch, outer, count, inner].
 void gather_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::GatherAttrs>();
+  const auto& a = c.attrs<opdefs::GatherAttrs>();
   const Shape& params = c.input_shape(0);
   const Shape& indices = c.input_shape(1);
   const std::int64_t batch = product(params, 0, a.batch_dims);
@@ -62,7 +62,7 @@ void gather_grad(const GradContext& c, Grads& g) {
 // params [batch, P_0..P_{d-1}, S...], indices [batch, ..., d]: the d coordinates flattened to
 // one index into the P block (-1 when a coordinate is out of range).
 void gather_nd_grad(const GradContext& c, Grads& g) {
-  const int batch_dims = c.attrs<ops::GatherNdAttrs>().batch_dims;
+  const int batch_dims = c.attrs<opdefs::GatherNdAttrs>().batch_dims;
   const Shape& params = c.input_shape(0);
   const Shape& indices = c.input_shape(1);
   const int depth = static_cast<int>(indices[indices.rank() - 1]);
@@ -112,7 +112,7 @@ void select_grad(const GradContext& c, Grads& g) {
 // The gradient in the slice's dense form (one dimension per input dimension), each dimension
 // scattered back to the positions start + j * step it was read from.
 void strided_slice_grad(const GradContext& c, Grads& g) {
-  const auto& a = c.attrs<ops::StridedSliceAttrs>();
+  const auto& a = c.attrs<opdefs::StridedSliceAttrs>();
   const Shape& in = c.input_shape(0);
   Tensor grad = reshape(c.grad(), a.size);
   for (int axis = 0; axis < in.rank(); ++axis) {
@@ -135,7 +135,7 @@ std::string spelled(const std::string& subscripts) {
 // labels of operand i that the output or the other operand has; labels summed away inside operand
 // i alone come back by broadcasting, and an ellipsis that broadcast is summed back (sum_to).
 Tensor einsum_operand_grad(const GradContext& c, int i) {
-  const auto& a = c.attrs<ops::EinsumAttrs>();
+  const auto& a = c.attrs<opdefs::EinsumAttrs>();
   const std::string& mine = a.input_subscripts[static_cast<std::size_t>(i)];
   const std::string& out = a.output_subscripts;
   const bool binary = a.input_subscripts.size() == 2;
@@ -226,12 +226,12 @@ void einsum_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_index_gradients(GradientRegistry& r) {
-  r.add(OpId::kGatherV2, gather_grad, save(1));
-  r.add(OpId::kGatherNd, gather_nd_grad, save(1));
-  r.add(OpId::kSelectV2, select_grad, save(0));
-  r.add(OpId::kStridedSlice, strided_slice_grad);
-  r.add(OpId::kEinsum, einsum_grad, kSaveAll);
-  r.add(OpId::kUnsortedSegmentSum, unsorted_segment_sum_grad, save(1));
+  r.add(opdefs::OpId::kGatherV2, gather_grad, save(1));
+  r.add(opdefs::OpId::kGatherNd, gather_nd_grad, save(1));
+  r.add(opdefs::OpId::kSelectV2, select_grad, save(0));
+  r.add(opdefs::OpId::kStridedSlice, strided_slice_grad);
+  r.add(opdefs::OpId::kEinsum, einsum_grad, kSaveAll);
+  r.add(opdefs::OpId::kUnsortedSegmentSum, unsorted_segment_sum_grad, save(1));
 }
 
 }  // namespace eagle::autodiff

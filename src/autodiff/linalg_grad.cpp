@@ -10,7 +10,7 @@ namespace {
 using Grads = std::vector<Tensor>;
 
 void matmul_grad(const GradContext& c, Grads& g) {
-  const auto& attrs = c.attrs<ops::MatMulAttrs>();
+  const auto& attrs = c.attrs<opdefs::MatMulAttrs>();
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
   const Tensor grad = c.grad();
@@ -39,8 +39,8 @@ void matmul_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_linalg_gradients(GradientRegistry& r) {
-  r.add(OpId::kMatMul, matmul_grad, save(0, 1));
-  r.add(OpId::kBatchMatMulV2, matmul_grad, save(0, 1));
+  r.add(opdefs::OpId::kMatMul, matmul_grad, save(0, 1));
+  r.add(opdefs::OpId::kBatchMatMulV2, matmul_grad, save(0, 1));
 }
 
 }  // namespace eagle::autodiff

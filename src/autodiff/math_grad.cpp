@@ -166,39 +166,39 @@ void softmax_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_math_gradients(GradientRegistry& r) {
-  r.add(OpId::kAddV2, add_grad);
-  r.add(OpId::kSub, sub_grad);
-  r.add(OpId::kMul, mul_grad, save(0, 1));
-  r.add(OpId::kRealDiv, real_div_grad, save(0, 1));
-  r.add(OpId::kMaximum, max_min_grad<true>, save(0, 1));
-  r.add(OpId::kMinimum, max_min_grad<false>, save(0, 1));
-  r.add(OpId::kPow, pow_grad, save(0, 1), save(0));
-  r.add(OpId::kFloorMod, floor_mod_grad, save(0, 1));
-  r.add(OpId::kSquaredDifference, squared_difference_grad, save(0, 1));
-  r.add(OpId::kNeg, neg_grad);
-  r.add(OpId::kAbs, abs_grad, save(0));
-  r.add(OpId::kExp, exp_grad, kSaveNone, save(0));
-  r.add(OpId::kLog, log_grad, save(0));
-  r.add(OpId::kSqrt, sqrt_op_grad, kSaveNone, save(0));
-  r.add(OpId::kSquare, square_grad, save(0));
-  r.add(OpId::kRelu, relu_op_grad, kSaveNone, save(0));
-  r.add(OpId::kSigmoid, sigmoid_op_grad, kSaveNone, save(0));
-  r.add(OpId::kTanh, tanh_op_grad, kSaveNone, save(0));
-  r.add(OpId::kSign, sign_grad);
-  r.add(OpId::kRsqrt, rsqrt_op_grad, kSaveNone, save(0));
-  r.add(OpId::kReciprocal, reciprocal_op_grad, kSaveNone, save(0));
-  r.add(OpId::kLog1p, log1p_grad, save(0));
-  r.add(OpId::kErf, erf_grad, save(0));
-  r.add(OpId::kSin, sin_grad, save(0));
-  r.add(OpId::kCos, cos_grad, save(0));
-  r.add(OpId::kReluGrad, relu_grad_grad, save(1));
-  r.add(OpId::kSigmoidGrad, sigmoid_grad_grad, save(0, 1));
-  r.add(OpId::kTanhGrad, tanh_grad_grad, save(0, 1));
-  r.add(OpId::kSqrtGrad, sqrt_grad_grad, save(0), save(0));
-  r.add(OpId::kRsqrtGrad, rsqrt_grad_grad, save(0, 1));
-  r.add(OpId::kReciprocalGrad, reciprocal_grad_grad, save(0, 1));
-  r.add(OpId::kAddN, add_n_grad);
-  r.add(OpId::kSoftmax, softmax_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kAddV2, add_grad);
+  r.add(opdefs::OpId::kSub, sub_grad);
+  r.add(opdefs::OpId::kMul, mul_grad, save(0, 1));
+  r.add(opdefs::OpId::kRealDiv, real_div_grad, save(0, 1));
+  r.add(opdefs::OpId::kMaximum, max_min_grad<true>, save(0, 1));
+  r.add(opdefs::OpId::kMinimum, max_min_grad<false>, save(0, 1));
+  r.add(opdefs::OpId::kPow, pow_grad, save(0, 1), save(0));
+  r.add(opdefs::OpId::kFloorMod, floor_mod_grad, save(0, 1));
+  r.add(opdefs::OpId::kSquaredDifference, squared_difference_grad, save(0, 1));
+  r.add(opdefs::OpId::kNeg, neg_grad);
+  r.add(opdefs::OpId::kAbs, abs_grad, save(0));
+  r.add(opdefs::OpId::kExp, exp_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kLog, log_grad, save(0));
+  r.add(opdefs::OpId::kSqrt, sqrt_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kSquare, square_grad, save(0));
+  r.add(opdefs::OpId::kRelu, relu_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kSigmoid, sigmoid_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kTanh, tanh_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kSign, sign_grad);
+  r.add(opdefs::OpId::kRsqrt, rsqrt_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kReciprocal, reciprocal_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kLog1p, log1p_grad, save(0));
+  r.add(opdefs::OpId::kErf, erf_grad, save(0));
+  r.add(opdefs::OpId::kSin, sin_grad, save(0));
+  r.add(opdefs::OpId::kCos, cos_grad, save(0));
+  r.add(opdefs::OpId::kReluGrad, relu_grad_grad, save(1));
+  r.add(opdefs::OpId::kSigmoidGrad, sigmoid_grad_grad, save(0, 1));
+  r.add(opdefs::OpId::kTanhGrad, tanh_grad_grad, save(0, 1));
+  r.add(opdefs::OpId::kSqrtGrad, sqrt_grad_grad, save(0), save(0));
+  r.add(opdefs::OpId::kRsqrtGrad, rsqrt_grad_grad, save(0, 1));
+  r.add(opdefs::OpId::kReciprocalGrad, reciprocal_grad_grad, save(0, 1));
+  r.add(opdefs::OpId::kAddN, add_n_grad);
+  r.add(opdefs::OpId::kSoftmax, softmax_grad, kSaveNone, save(0));
 }
 
 }  // namespace eagle::autodiff

@@ -15,8 +15,8 @@ namespace {
 using Grads = std::vector<Tensor>;
 
 // A fused gradient op of two same-shape operands.
-Tensor fused(OpId op, const Tensor& a, const Tensor& b,
-             const ops::OpAttrs& attrs = runtime::no_attrs()) {
+Tensor fused(opdefs::OpId op, const Tensor& a, const Tensor& b,
+             const opdefs::OpAttrs& attrs = runtime::no_attrs()) {
   const Tensor inputs[2] = {a, b};
   ops::check_same_dtype(op, inputs, 2);
   return runtime::execute1(op, a.dtype(), inputs, 2, a.shape(), a.dtype(), attrs);
@@ -25,32 +25,32 @@ Tensor fused(OpId op, const Tensor& a, const Tensor& b,
 // Relu6, LeakyRelu and their gradients: the gradient op again, and nothing for the features
 // (TensorFlow's _Relu6GradGrad, _LeakyReluGradGrad).
 void relu6_op_grad(const GradContext& c, Grads& g) {
-  g[0] = fused(OpId::kRelu6Grad, c.grad(), c.output());
+  g[0] = fused(opdefs::OpId::kRelu6Grad, c.grad(), c.output());
 }
 void relu6_grad_grad(const GradContext& c, Grads& g) {
-  if (c.needs_input_grad(0)) g[0] = fused(OpId::kRelu6Grad, c.grad(), c.input(1));
+  if (c.needs_input_grad(0)) g[0] = fused(opdefs::OpId::kRelu6Grad, c.grad(), c.input(1));
   if (c.needs_input_grad(1)) g[1] = zeros_like(c.input(1));
 }
 void leaky_relu_op_grad(const GradContext& c, Grads& g) {
-  g[0] = fused(OpId::kLeakyReluGrad, c.grad(), c.input(0),
-               ops::OpAttrs{c.attrs<ops::LeakyReluAttrs>()});
+  g[0] = fused(opdefs::OpId::kLeakyReluGrad, c.grad(), c.input(0),
+               opdefs::OpAttrs{c.attrs<opdefs::LeakyReluAttrs>()});
 }
 void leaky_relu_grad_grad(const GradContext& c, Grads& g) {
   if (c.needs_input_grad(0)) {
-    g[0] = fused(OpId::kLeakyReluGrad, c.grad(), c.input(1),
-                 ops::OpAttrs{c.attrs<ops::LeakyReluAttrs>()});
+    g[0] = fused(opdefs::OpId::kLeakyReluGrad, c.grad(), c.input(1),
+                 opdefs::OpAttrs{c.attrs<opdefs::LeakyReluAttrs>()});
   }
   if (c.needs_input_grad(1)) g[1] = zeros_like(c.input(1));
 }
 // Elu and Selu differentiate through their output; their gradients' own gradients
 // (_EluGradGrad, _SeluGradGrad) take the output's negative side into account.
 void elu_op_grad(const GradContext& c, Grads& g) {
-  g[0] = fused(OpId::kEluGrad, c.grad(), c.output());
+  g[0] = fused(opdefs::OpId::kEluGrad, c.grad(), c.output());
 }
 void selu_op_grad(const GradContext& c, Grads& g) {
-  g[0] = fused(OpId::kSeluGrad, c.grad(), c.output());
+  g[0] = fused(opdefs::OpId::kSeluGrad, c.grad(), c.output());
 }
-template <OpId kGradOp>
+template <opdefs::OpId kGradOp>
 void elu_selu_grad_grad(const GradContext& c, Grads& g) {
   const Tensor& outputs = c.input(1);
   if (c.needs_input_grad(0)) g[0] = fused(kGradOp, c.grad(), outputs);
@@ -64,7 +64,7 @@ void softplus_op_grad(const GradContext& c, Grads& g) {
   g[0] = multiply(c.grad(), sigmoid(c.input(0)));
 }
 void softsign_op_grad(const GradContext& c, Grads& g) {
-  g[0] = fused(OpId::kSoftsignGrad, c.grad(), c.input(0));
+  g[0] = fused(opdefs::OpId::kSoftsignGrad, c.grad(), c.input(0));
 }
 void erfc_grad(const GradContext& c, Grads& g) {
   const Tensor& x = c.input(0);
@@ -120,8 +120,8 @@ void fused_batch_norm_grad(const GradContext& c, Grads& g) {
   const runtime::TensorSpec specs[5] = {
       {x.shape(), x.dtype()}, {ch, u}, {ch, u}, {Shape{0}, u}, {Shape{0}, u}};
   Tensor r[5];
-  runtime::execute(runtime::OpCall{OpId::kFusedBatchNormGradV3, x.dtype(), inputs, 6, specs, 5,
-                                   ops::OpAttrs{c.attrs<ops::FusedBatchNormAttrs>()}},
+  runtime::execute(runtime::OpCall{opdefs::OpId::kFusedBatchNormGradV3, x.dtype(), inputs, 6, specs,
+                                   5, opdefs::OpAttrs{c.attrs<opdefs::FusedBatchNormAttrs>()}},
                    r);
   g[0] = r[0];
   g[1] = r[1];
@@ -131,25 +131,25 @@ void fused_batch_norm_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_nn_gradients(GradientRegistry& r) {
-  r.add(OpId::kRelu6, relu6_op_grad, kSaveNone, save(0));
-  r.add(OpId::kRelu6Grad, relu6_grad_grad, save(1));
-  r.add(OpId::kLeakyRelu, leaky_relu_op_grad, save(0));
-  r.add(OpId::kLeakyReluGrad, leaky_relu_grad_grad, save(1));
-  r.add(OpId::kElu, elu_op_grad, kSaveNone, save(0));
-  r.add(OpId::kEluGrad, elu_selu_grad_grad<OpId::kEluGrad>, save(0, 1));
-  r.add(OpId::kSelu, selu_op_grad, kSaveNone, save(0));
-  r.add(OpId::kSeluGrad, elu_selu_grad_grad<OpId::kSeluGrad>, save(0, 1));
-  r.add(OpId::kSoftplus, softplus_op_grad, save(0));
-  r.add(OpId::kSoftsign, softsign_op_grad, save(0));
-  r.add(OpId::kErfc, erfc_grad, save(0));
-  r.add(OpId::kLogSoftmax, log_softmax_grad, kSaveNone, save(0));
-  r.add(OpId::kBiasAdd, bias_add_op_grad);
-  r.add(OpId::kBiasAddGrad, bias_add_grad_grad);
-  r.add(OpId::kSoftmaxCrossEntropyWithLogits, softmax_cross_entropy_grad, save(0), save(1));
-  r.add(OpId::kSparseSoftmaxCrossEntropyWithLogits, sparse_softmax_cross_entropy_grad, save(0),
-        save(1));
-  r.add(OpId::kL2Loss, l2_loss_grad, save(0));
-  r.add(OpId::kFusedBatchNormV3, fused_batch_norm_grad, save(0, 1), save(3, 4) | save(5));
+  r.add(opdefs::OpId::kRelu6, relu6_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kRelu6Grad, relu6_grad_grad, save(1));
+  r.add(opdefs::OpId::kLeakyRelu, leaky_relu_op_grad, save(0));
+  r.add(opdefs::OpId::kLeakyReluGrad, leaky_relu_grad_grad, save(1));
+  r.add(opdefs::OpId::kElu, elu_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kEluGrad, elu_selu_grad_grad<opdefs::OpId::kEluGrad>, save(0, 1));
+  r.add(opdefs::OpId::kSelu, selu_op_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kSeluGrad, elu_selu_grad_grad<opdefs::OpId::kSeluGrad>, save(0, 1));
+  r.add(opdefs::OpId::kSoftplus, softplus_op_grad, save(0));
+  r.add(opdefs::OpId::kSoftsign, softsign_op_grad, save(0));
+  r.add(opdefs::OpId::kErfc, erfc_grad, save(0));
+  r.add(opdefs::OpId::kLogSoftmax, log_softmax_grad, kSaveNone, save(0));
+  r.add(opdefs::OpId::kBiasAdd, bias_add_op_grad);
+  r.add(opdefs::OpId::kBiasAddGrad, bias_add_grad_grad);
+  r.add(opdefs::OpId::kSoftmaxCrossEntropyWithLogits, softmax_cross_entropy_grad, save(0), save(1));
+  r.add(opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits, sparse_softmax_cross_entropy_grad,
+        save(0), save(1));
+  r.add(opdefs::OpId::kL2Loss, l2_loss_grad, save(0));
+  r.add(opdefs::OpId::kFusedBatchNormV3, fused_batch_norm_grad, save(0, 1), save(3, 4) | save(5));
 }
 
 }  // namespace eagle::autodiff

@@ -13,7 +13,7 @@ using Grads = std::vector<Tensor>;
 // output) become so that they broadcast against the input.
 Shape kept_shape(const GradContext& c) {
   Shape kept = c.input_shape(0);
-  for (int axis : c.attrs<ops::ReduceAttrs>().axes) kept[axis] = 1;
+  for (int axis : c.attrs<opdefs::ReduceAttrs>().axes) kept[axis] = 1;
   return kept;
 }
 
@@ -35,7 +35,7 @@ void min_max_grad(const GradContext& c, Grads& g) {
   const Tensor& x = c.input(0);
   const Tensor y = reshape_to(c.output(), kept);
   const Tensor indicators = cast(equal(y, x), x.dtype());
-  const Tensor num_selected = reduce_sum(indicators, c.attrs<ops::ReduceAttrs>().axes, true);
+  const Tensor num_selected = reduce_sum(indicators, c.attrs<opdefs::ReduceAttrs>().axes, true);
   g[0] = multiply(divide(indicators, num_selected), reshape_to(c.grad(), kept));
 }
 
@@ -44,7 +44,7 @@ void min_max_grad(const GradContext& c, Grads& g) {
 // every position gets 0. Computed with the zeros replaced by 1, so no division by zero.
 void prod_grad(const GradContext& c, Grads& g) {
   const Shape kept = kept_shape(c);
-  const std::vector<int>& axes = c.attrs<ops::ReduceAttrs>().axes;
+  const std::vector<int>& axes = c.attrs<opdefs::ReduceAttrs>().axes;
   const Tensor& x = c.input(0);
   const Tensor is_zero = equal(x, scalar_like(x, 0));
   const Tensor safe_x = where(is_zero, scalar_like(x, 1), x);
@@ -60,11 +60,11 @@ void prod_grad(const GradContext& c, Grads& g) {
 }  // namespace
 
 void register_reduction_gradients(GradientRegistry& r) {
-  r.add(OpId::kSum, sum_grad);
-  r.add(OpId::kMean, mean_grad);
-  r.add(OpId::kMax, min_max_grad, save(0), save(0));
-  r.add(OpId::kMin, min_max_grad, save(0), save(0));
-  r.add(OpId::kProd, prod_grad, save(0));
+  r.add(opdefs::OpId::kSum, sum_grad);
+  r.add(opdefs::OpId::kMean, mean_grad);
+  r.add(opdefs::OpId::kMax, min_max_grad, save(0), save(0));
+  r.add(opdefs::OpId::kMin, min_max_grad, save(0), save(0));
+  r.add(opdefs::OpId::kProd, prod_grad, save(0));
 }
 
 }  // namespace eagle::autodiff

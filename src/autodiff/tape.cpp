@@ -40,7 +40,7 @@ class TapeSet final : public runtime::OpListener {
 
   void on_op(const runtime::ExecutedOp& op) override {
     if (previous_ != nullptr) previous_->on_op(op);
-    if (runtime::op_def(op.op).gradient != runtime::Gradient::kDifferentiable) return;
+    if (opdefs::op_def(op.op).gradient != opdefs::Gradient::kDifferentiable) return;
     bool floating_output = false;
     for (int i = 0; i < op.num_outputs; ++i) {
       floating_output = floating_output || is_floating(impl_of(op.outputs[i])->dtype());

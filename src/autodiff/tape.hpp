@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autodiff/gradient_registry.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/device.hpp"
 #include "variables/variable_state.hpp"
 
@@ -67,8 +67,8 @@ class IdSet {
 
 // One recorded op: what its gradient needs, and the device it ran on (its backward runs there).
 struct TapeEntry {
-  OpId op;
-  ops::OpAttrs attrs;
+  opdefs::OpId op;
+  opdefs::OpAttrs attrs;
   runtime::Device* device;
   std::vector<TapeTensor> inputs;
   std::vector<TapeTensor> outputs;

@@ -18,7 +18,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 void run_index_map(KernelContext& ctx, const kernels::IndexMap& map, T fill) {
@@ -73,7 +72,7 @@ struct TileKernel {
 template <class T>
 struct PadKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::PadAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::PadAttrs>();
     run_index_map<T>(ctx, kernels::pad_map(ctx.input(0).shape(), ctx.output_shape(), attrs, false),
                      kernels::convert<T>(attrs.constant_value));
   }
@@ -82,7 +81,7 @@ struct PadKernel {
 template <class T>
 struct MirrorPadKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::PadAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::PadAttrs>();
     run_index_map<T>(ctx, kernels::pad_map(ctx.input(0).shape(), ctx.output_shape(), attrs, true),
                      T{});
   }
@@ -92,7 +91,8 @@ template <class T>
 struct ReverseKernel {
   static void run(KernelContext& ctx) {
     run_index_map<T>(
-        ctx, kernels::reverse_map(ctx.input(0).shape(), ctx.attrs<ops::ReverseAttrs>().axes), T{});
+        ctx, kernels::reverse_map(ctx.input(0).shape(), ctx.attrs<opdefs::ReverseAttrs>().axes),
+        T{});
   }
 };
 
@@ -107,7 +107,7 @@ T combine(T a, T b) {
 template <class T, bool kProduct>
 struct ScanKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::ScanAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::ScanAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     T* out = ctx.allocate_output()->template data<T>();
     const T* in = x.data<const T>();
@@ -151,13 +151,13 @@ using CumprodKernel = ScanKernel<T, true>;
 }  // namespace
 
 void register_array_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kTile, DeviceType::kCPU, TileKernel>(table);
-  kernels::register_op<OpId::kPad, DeviceType::kCPU, PadKernel>(table);
-  kernels::register_op<OpId::kPadV2, DeviceType::kCPU, PadKernel>(table);
-  kernels::register_op<OpId::kMirrorPad, DeviceType::kCPU, MirrorPadKernel>(table);
-  kernels::register_op<OpId::kReverseV2, DeviceType::kCPU, ReverseKernel>(table);
-  kernels::register_op<OpId::kCumsum, DeviceType::kCPU, CumsumKernel>(table);
-  kernels::register_op<OpId::kCumprod, DeviceType::kCPU, CumprodKernel>(table);
+  kernels::register_op<opdefs::OpId::kTile, DeviceType::kCPU, TileKernel>(table);
+  kernels::register_op<opdefs::OpId::kPad, DeviceType::kCPU, PadKernel>(table);
+  kernels::register_op<opdefs::OpId::kPadV2, DeviceType::kCPU, PadKernel>(table);
+  kernels::register_op<opdefs::OpId::kMirrorPad, DeviceType::kCPU, MirrorPadKernel>(table);
+  kernels::register_op<opdefs::OpId::kReverseV2, DeviceType::kCPU, ReverseKernel>(table);
+  kernels::register_op<opdefs::OpId::kCumsum, DeviceType::kCPU, CumsumKernel>(table);
+  kernels::register_op<opdefs::OpId::kCumprod, DeviceType::kCPU, CumprodKernel>(table);
 }
 
 }  // namespace eagle::cpu

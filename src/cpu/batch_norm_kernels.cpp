@@ -20,7 +20,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 using std::int64_t;
 
 // x's elements per channel (rows) and channels.
@@ -46,7 +45,7 @@ struct FusedBatchNormKernel {
     U* reserve_mean = ctx.allocate_output(3)->data<U>();
     U* reserve_variance = ctx.allocate_output(4)->data<U>();
     ctx.allocate_output(5);
-    reference::fused_batch_norm<T>(ctx.attrs<ops::FusedBatchNormAttrs>(), r.rows, r.channels,
+    reference::fused_batch_norm<T>(ctx.attrs<opdefs::FusedBatchNormAttrs>(), r.rows, r.channels,
                                    ctx.input(0).data<const T>(), ctx.input(1).data<const U>(),
                                    ctx.input(2).data<const U>(), ctx.input(3).data<const U>(),
                                    ctx.input(4).data<const U>(), y, batch_mean, batch_variance,
@@ -67,7 +66,7 @@ struct FusedBatchNormGradKernel {
     ctx.allocate_output(3);
     ctx.allocate_output(4);
     reference::fused_batch_norm_grad<T>(
-        ctx.attrs<ops::FusedBatchNormAttrs>(), r.rows, r.channels, ctx.input(0).data<const T>(),
+        ctx.attrs<opdefs::FusedBatchNormAttrs>(), r.rows, r.channels, ctx.input(0).data<const T>(),
         ctx.input(1).data<const T>(), ctx.input(2).data<const U>(), ctx.input(3).data<const U>(),
         ctx.input(4).data<const U>(), dx, scale_backprop, offset_backprop);
   }
@@ -80,7 +79,7 @@ onednn::BatchNormShape nhwc_shape(const Shape& x) { return {x[0], x[1], x[2], x[
 // size), and every shape oneDNN would run on one thread (Note [Batch norm on oneDNN]).
 bool use_reference(const KernelContext& ctx, bool backward) {
   return ctx.output_shape(0).num_elements() == 0 ||
-         !onednn::threaded_team(ctx.attrs<ops::FusedBatchNormAttrs>(),
+         !onednn::threaded_team(ctx.attrs<opdefs::FusedBatchNormAttrs>(),
                                 nhwc_shape(ctx.output_shape(0)), backward);
 }
 
@@ -95,11 +94,11 @@ void onednn_fused_batch_norm(KernelContext& ctx) {
   float* reserve_mean = ctx.allocate_output(3)->data<float>();
   float* reserve_variance = ctx.allocate_output(4)->data<float>();
   ctx.allocate_output(5);
-  onednn::fused_batch_norm(ctx.attrs<ops::FusedBatchNormAttrs>(), nhwc_shape(ctx.output_shape(0)),
-                           ctx.input(0).data<const float>(), ctx.input(1).data<const float>(),
-                           ctx.input(2).data<const float>(), ctx.input(3).data<const float>(),
-                           ctx.input(4).data<const float>(), y, batch_mean, batch_variance,
-                           reserve_mean, reserve_variance);
+  onednn::fused_batch_norm(ctx.attrs<opdefs::FusedBatchNormAttrs>(),
+                           nhwc_shape(ctx.output_shape(0)), ctx.input(0).data<const float>(),
+                           ctx.input(1).data<const float>(), ctx.input(2).data<const float>(),
+                           ctx.input(3).data<const float>(), ctx.input(4).data<const float>(), y,
+                           batch_mean, batch_variance, reserve_mean, reserve_variance);
 }
 
 void onednn_fused_batch_norm_grad(KernelContext& ctx) {
@@ -112,7 +111,7 @@ void onednn_fused_batch_norm_grad(KernelContext& ctx) {
   float* offset_backprop = ctx.allocate_output(2)->data<float>();
   ctx.allocate_output(3);
   ctx.allocate_output(4);
-  onednn::fused_batch_norm_grad(ctx.attrs<ops::FusedBatchNormAttrs>(),
+  onednn::fused_batch_norm_grad(ctx.attrs<opdefs::FusedBatchNormAttrs>(),
                                 nhwc_shape(ctx.output_shape(0)), ctx.input(0).data<const float>(),
                                 ctx.input(1).data<const float>(), ctx.input(2).data<const float>(),
                                 ctx.input(3).data<const float>(), ctx.input(4).data<const float>(),
@@ -123,14 +122,15 @@ void onednn_fused_batch_norm_grad(KernelContext& ctx) {
 }  // namespace
 
 void register_batch_norm_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kFusedBatchNormV3, DeviceType::kCPU, FusedBatchNormKernel>(table);
-  kernels::register_op<OpId::kFusedBatchNormGradV3, DeviceType::kCPU, FusedBatchNormGradKernel>(
+  kernels::register_op<opdefs::OpId::kFusedBatchNormV3, DeviceType::kCPU, FusedBatchNormKernel>(
       table);
+  kernels::register_op<opdefs::OpId::kFusedBatchNormGradV3, DeviceType::kCPU,
+                       FusedBatchNormGradKernel>(table);
 #if defined(EAGLE_WITH_ONEDNN)
   if (choose_conv_provider() == "onednn") {
-    table.replace(OpId::kFusedBatchNormV3, DeviceType::kCPU, DType::kFloat32,
+    table.replace(opdefs::OpId::kFusedBatchNormV3, DeviceType::kCPU, DType::kFloat32,
                   onednn_fused_batch_norm);
-    table.replace(OpId::kFusedBatchNormGradV3, DeviceType::kCPU, DType::kFloat32,
+    table.replace(opdefs::OpId::kFusedBatchNormGradV3, DeviceType::kCPU, DType::kFloat32,
                   onednn_fused_batch_norm_grad);
   }
 #endif

@@ -34,7 +34,7 @@ void sum_rows(int64_t rows, int64_t channels, Term term, std::vector<U>& sums) {
 }  // namespace
 
 template <class U>
-void batch_norm_statistics(const ops::FusedBatchNormAttrs& a, int64_t rows, int64_t channels,
+void batch_norm_statistics(const opdefs::FusedBatchNormAttrs& a, int64_t rows, int64_t channels,
                            const U* mean, const U* variance, const U* old_mean,
                            const U* old_variance, U* batch_mean, U* batch_variance, U* reserve_mean,
                            U* reserve_variance) {
@@ -57,10 +57,10 @@ void batch_norm_statistics(const ops::FusedBatchNormAttrs& a, int64_t rows, int6
 }
 
 template <class T, class U>
-void fused_batch_norm(const ops::FusedBatchNormAttrs& a, int64_t rows, int64_t channels, const T* x,
-                      const U* scale, const U* offset, const U* old_mean, const U* old_variance,
-                      T* y, U* batch_mean, U* batch_variance, U* reserve_mean,
-                      U* reserve_variance) {
+void fused_batch_norm(const opdefs::FusedBatchNormAttrs& a, int64_t rows, int64_t channels,
+                      const T* x, const U* scale, const U* offset, const U* old_mean,
+                      const U* old_variance, T* y, U* batch_mean, U* batch_variance,
+                      U* reserve_mean, U* reserve_variance) {
   static_assert(std::is_same_v<U, compute_t<T>>, "batch norm computes in its statistics' type");
   const std::size_t size = static_cast<std::size_t>(channels);
   std::vector<U> mean(size), variance(size);
@@ -99,7 +99,7 @@ void fused_batch_norm(const ops::FusedBatchNormAttrs& a, int64_t rows, int64_t c
 }
 
 template <class T, class U>
-void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, int64_t rows, int64_t channels,
+void fused_batch_norm_grad(const opdefs::FusedBatchNormAttrs& a, int64_t rows, int64_t channels,
                            const T* dy, const T* x, const U* scale, const U* mean,
                            const U* variance, T* dx, U* scale_backprop, U* offset_backprop) {
   static_assert(std::is_same_v<U, compute_t<T>>, "batch norm computes in its statistics' type");
@@ -140,8 +140,8 @@ void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, int64_t rows, int6
   }
 }
 
-#define EAGLE_BATCH_NORM_STATISTICS(U)                                                      \
-  template void batch_norm_statistics<U>(const ops::FusedBatchNormAttrs&, int64_t, int64_t, \
+#define EAGLE_BATCH_NORM_STATISTICS(U)                                                         \
+  template void batch_norm_statistics<U>(const opdefs::FusedBatchNormAttrs&, int64_t, int64_t, \
                                          const U*, const U*, const U*, const U*, U*, U*, U*, U*);
 EAGLE_BATCH_NORM_STATISTICS(float)
 EAGLE_BATCH_NORM_STATISTICS(double)
@@ -149,10 +149,10 @@ EAGLE_BATCH_NORM_STATISTICS(double)
 
 #define EAGLE_BATCH_NORM_REFERENCE(T)                                                              \
   template void fused_batch_norm<T>(                                                               \
-      const ops::FusedBatchNormAttrs&, int64_t, int64_t, const T*, const batch_norm_stat_t<T>*,    \
+      const opdefs::FusedBatchNormAttrs&, int64_t, int64_t, const T*, const batch_norm_stat_t<T>*, \
       const batch_norm_stat_t<T>*, const batch_norm_stat_t<T>*, const batch_norm_stat_t<T>*, T*,   \
       batch_norm_stat_t<T>*, batch_norm_stat_t<T>*, batch_norm_stat_t<T>*, batch_norm_stat_t<T>*); \
-  template void fused_batch_norm_grad<T>(const ops::FusedBatchNormAttrs&, int64_t, int64_t,        \
+  template void fused_batch_norm_grad<T>(const opdefs::FusedBatchNormAttrs&, int64_t, int64_t,     \
                                          const T*, const T*, const batch_norm_stat_t<T>*,          \
                                          const batch_norm_stat_t<T>*, const batch_norm_stat_t<T>*, \
                                          T*, batch_norm_stat_t<T>*, batch_norm_stat_t<T>*);

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "kernels/numeric.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::cpu::reference {
 
@@ -27,7 +27,7 @@ using batch_norm_stat_t = std::conditional_t<kernels::is_half_v<T>, float, T>;
 // call this after computing the statistics, so these outputs are the same bits for the same
 // statistics. U is float or double.
 template <class U>
-void batch_norm_statistics(const ops::FusedBatchNormAttrs& a, std::int64_t rows,
+void batch_norm_statistics(const opdefs::FusedBatchNormAttrs& a, std::int64_t rows,
                            std::int64_t channels, const U* mean, const U* variance,
                            const U* old_mean, const U* old_variance, U* batch_mean,
                            U* batch_variance, U* reserve_mean, U* reserve_variance);
@@ -36,10 +36,10 @@ void batch_norm_statistics(const ops::FusedBatchNormAttrs& a, std::int64_t rows,
 // batch_variance, reserve_space_1 (the mean used), reserve_space_2 (the variance used, biased in
 // training). Training: the batch's statistics normalize x; inference: the given ones.
 template <class T, class U = batch_norm_stat_t<T>>
-void fused_batch_norm(const ops::FusedBatchNormAttrs& a, std::int64_t rows, std::int64_t channels,
-                      const T* x, const U* scale, const U* offset, const U* old_mean,
-                      const U* old_variance, T* y, U* batch_mean, U* batch_variance,
-                      U* reserve_mean, U* reserve_variance);
+void fused_batch_norm(const opdefs::FusedBatchNormAttrs& a, std::int64_t rows,
+                      std::int64_t channels, const T* x, const U* scale, const U* offset,
+                      const U* old_mean, const U* old_variance, T* y, U* batch_mean,
+                      U* batch_variance, U* reserve_mean, U* reserve_variance);
 
 // FusedBatchNormGradV3(y_backprop, x, scale, reserve_space_1, reserve_space_2) -> x_backprop,
 // scale_backprop, offset_backprop. With x_hat = (x - mean) / sqrt(variance + epsilon) per
@@ -47,7 +47,7 @@ void fused_batch_norm(const ops::FusedBatchNormAttrs& a, std::int64_t rows, std:
 // scale / sqrt(variance + epsilon) times dy in inference, and times
 // (dy - mean(dy) - x_hat mean(dy x_hat)) in training (the statistics depend on x).
 template <class T, class U = batch_norm_stat_t<T>>
-void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, std::int64_t rows,
+void fused_batch_norm_grad(const opdefs::FusedBatchNormAttrs& a, std::int64_t rows,
                            std::int64_t channels, const T* dy, const T* x, const U* scale,
                            const U* mean, const U* variance, T* dx, U* scale_backprop,
                            U* offset_backprop);

@@ -10,7 +10,7 @@
 #include "eagle/errors.hpp"
 #include "kernels/check_numerics.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -18,7 +18,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct CheckNumericsKernel {
@@ -35,7 +34,7 @@ struct CheckNumericsKernel {
       }
     }
     if (found.any()) {
-      kernels::throw_check_numerics(ctx.attrs<ops::CheckNumericsAttrs>().message, found);
+      kernels::throw_check_numerics(ctx.attrs<opdefs::CheckNumericsAttrs>().message, found);
     }
     ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
   }
@@ -44,7 +43,7 @@ struct CheckNumericsKernel {
 }  // namespace
 
 void register_check_numerics_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kCheckNumerics, DeviceType::kCPU, CheckNumericsKernel>(table);
+  kernels::register_op<opdefs::OpId::kCheckNumerics, DeviceType::kCPU, CheckNumericsKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -36,7 +36,7 @@
 #include "eagle/errors.hpp"
 #include "kernels/elementwise_functors.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 #if defined(EAGLE_WITH_ONEDNN)
 #include "cpu/onednn/onednn_conv.hpp"
@@ -47,7 +47,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // The element type the reference computes T in: float for the 16-bit floats, else T itself
 // (integer MaxPool compares int32/int64 exactly).
@@ -91,7 +90,7 @@ runtime::TensorImpl* run_wide(KernelContext& ctx, int num_inputs, Compute comput
 template <class T>
 struct Conv2DKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::conv2d(a, in[0], in[1], out);
     });
@@ -103,7 +102,7 @@ template <class T>
 struct FusedConv2DKernel {
   static void run(KernelContext& ctx) {
     using C = compute_t<T>;
-    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    const auto& f = ctx.attrs<opdefs::FusedConv2DAttrs>();
     runtime::TensorImpl* out = run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* y) {
       reference::conv2d(f.conv, in[0], in[1], y);
     });
@@ -123,7 +122,7 @@ struct FusedConv2DKernel {
 template <class T>
 struct Conv2DBackpropInputKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::conv2d_backprop_input(a, in[0], in[1], out);
     });
@@ -132,7 +131,7 @@ struct Conv2DBackpropInputKernel {
 template <class T>
 struct Conv2DBackpropFilterKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     run_wide<T>(ctx, 2, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::conv2d_backprop_filter(a, in[0], in[1], out);
     });
@@ -141,7 +140,7 @@ struct Conv2DBackpropFilterKernel {
 template <class T>
 struct MaxPoolKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Pool2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Pool2DAttrs>();
     run_wide<T>(ctx, 1, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::max_pool(a, in[0], out);
     });
@@ -150,7 +149,7 @@ struct MaxPoolKernel {
 template <class T>
 struct MaxPoolGradKernel {  // inputs: orig_input, orig_output (unused: recomputed), grad
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Pool2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Pool2DAttrs>();
     run_wide<T>(ctx, 3, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::max_pool_grad(a, in[0], in[2], out);
     });
@@ -159,7 +158,7 @@ struct MaxPoolGradKernel {  // inputs: orig_input, orig_output (unused: recomput
 template <class T>
 struct AvgPoolKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Pool2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Pool2DAttrs>();
     run_wide<T>(ctx, 1, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::avg_pool(a, in[0], out);
     });
@@ -168,7 +167,7 @@ struct AvgPoolKernel {
 template <class T>
 struct AvgPoolGradKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::Pool2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Pool2DAttrs>();
     run_wide<T>(ctx, 1, [&](const Wide<T>* const* in, Wide<T>* out) {
       reference::avg_pool_grad(a, in[0], out);
     });
@@ -199,25 +198,25 @@ void onednn_or_reference(KernelContext& ctx, Run run) {
 const float* in(const KernelContext& ctx, int i) { return ctx.input(i).data<const float>(); }
 
 // Narrow convolutions go to eagle's direct kernels (Note [Narrow convolutions]).
-void provider_conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter,
+void provider_conv2d(const opdefs::Conv2DAttrs& a, const float* input, const float* filter,
                      const ConvEpilogue& epilogue, float* out) {
   if (is_narrow_conv(a)) return narrow_conv_kernels().conv2d(a, input, filter, epilogue, out);
   onednn::conv2d(a, input, filter, out, epilogue);
 }
 void onednn_conv2d(KernelContext& ctx) {
   onednn_or_reference<Conv2DKernel>(ctx, [&](float* out) {
-    provider_conv2d(ctx.attrs<ops::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), {}, out);
+    provider_conv2d(ctx.attrs<opdefs::Conv2DAttrs>(), in(ctx, 0), in(ctx, 1), {}, out);
   });
 }
 void onednn_fused_conv2d(KernelContext& ctx) {
   onednn_or_reference<FusedConv2DKernel>(ctx, [&](float* out) {
-    const auto& f = ctx.attrs<ops::FusedConv2DAttrs>();
+    const auto& f = ctx.attrs<opdefs::FusedConv2DAttrs>();
     provider_conv2d(f.conv, in(ctx, 0), in(ctx, 1), ConvEpilogue{in(ctx, 2), f.relu}, out);
   });
 }
 void onednn_conv2d_backprop_input(KernelContext& ctx) {
   onednn_or_reference<Conv2DBackpropInputKernel>(ctx, [&](float* out) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     const auto run =
         is_narrow_conv(a) ? narrow_conv_kernels().backprop_input : onednn::conv2d_backprop_input;
     run(a, in(ctx, 0), in(ctx, 1), out);
@@ -225,7 +224,7 @@ void onednn_conv2d_backprop_input(KernelContext& ctx) {
 }
 void onednn_conv2d_backprop_filter(KernelContext& ctx) {
   onednn_or_reference<Conv2DBackpropFilterKernel>(ctx, [&](float* out) {
-    const auto& a = ctx.attrs<ops::Conv2DAttrs>();
+    const auto& a = ctx.attrs<opdefs::Conv2DAttrs>();
     const auto run =
         is_narrow_conv(a) ? narrow_conv_kernels().backprop_filter : onednn::conv2d_backprop_filter;
     run(a, in(ctx, 0), in(ctx, 1), out);
@@ -234,22 +233,23 @@ void onednn_conv2d_backprop_filter(KernelContext& ctx) {
 // Max pooling is eagle's own (Note [Direct max pooling]).
 void onednn_max_pool(KernelContext& ctx) {
   onednn_or_reference<MaxPoolKernel>(ctx, [&](float* out) {
-    direct_max_pool_kernels().max_pool(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out);
+    direct_max_pool_kernels().max_pool(ctx.attrs<opdefs::Pool2DAttrs>(), in(ctx, 0), out);
   });
 }
 void onednn_max_pool_grad(KernelContext& ctx) {
   onednn_or_reference<MaxPoolGradKernel>(ctx, [&](float* out) {
-    direct_max_pool_kernels().max_pool_grad(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), in(ctx, 2),
-                                            out);
+    direct_max_pool_kernels().max_pool_grad(ctx.attrs<opdefs::Pool2DAttrs>(), in(ctx, 0),
+                                            in(ctx, 2), out);
   });
 }
 void onednn_avg_pool(KernelContext& ctx) {
-  onednn_or_reference<AvgPoolKernel>(
-      ctx, [&](float* out) { onednn::avg_pool(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out); });
+  onednn_or_reference<AvgPoolKernel>(ctx, [&](float* out) {
+    onednn::avg_pool(ctx.attrs<opdefs::Pool2DAttrs>(), in(ctx, 0), out);
+  });
 }
 void onednn_avg_pool_grad(KernelContext& ctx) {
   onednn_or_reference<AvgPoolGradKernel>(ctx, [&](float* out) {
-    onednn::avg_pool_grad(ctx.attrs<ops::Pool2DAttrs>(), in(ctx, 0), out);
+    onednn::avg_pool_grad(ctx.attrs<opdefs::Pool2DAttrs>(), in(ctx, 0), out);
   });
 }
 #endif
@@ -290,29 +290,30 @@ std::string active_conv_provider() {
 }
 
 void register_conv_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kConv2D, DeviceType::kCPU, Conv2DKernel>(table);
-  kernels::register_op<OpId::k_FusedConv2D, DeviceType::kCPU, FusedConv2DKernel>(table);
-  kernels::register_op<OpId::kConv2DBackpropInput, DeviceType::kCPU, Conv2DBackpropInputKernel>(
-      table);
-  kernels::register_op<OpId::kConv2DBackpropFilter, DeviceType::kCPU, Conv2DBackpropFilterKernel>(
-      table);
-  kernels::register_op<OpId::kMaxPool, DeviceType::kCPU, MaxPoolKernel>(table);
-  kernels::register_op<OpId::kMaxPoolGrad, DeviceType::kCPU, MaxPoolGradKernel>(table);
-  kernels::register_op<OpId::kAvgPool, DeviceType::kCPU, AvgPoolKernel>(table);
-  kernels::register_op<OpId::kAvgPoolGrad, DeviceType::kCPU, AvgPoolGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2D, DeviceType::kCPU, Conv2DKernel>(table);
+  kernels::register_op<opdefs::OpId::k_FusedConv2D, DeviceType::kCPU, FusedConv2DKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2DBackpropInput, DeviceType::kCPU,
+                       Conv2DBackpropInputKernel>(table);
+  kernels::register_op<opdefs::OpId::kConv2DBackpropFilter, DeviceType::kCPU,
+                       Conv2DBackpropFilterKernel>(table);
+  kernels::register_op<opdefs::OpId::kMaxPool, DeviceType::kCPU, MaxPoolKernel>(table);
+  kernels::register_op<opdefs::OpId::kMaxPoolGrad, DeviceType::kCPU, MaxPoolGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kAvgPool, DeviceType::kCPU, AvgPoolKernel>(table);
+  kernels::register_op<opdefs::OpId::kAvgPoolGrad, DeviceType::kCPU, AvgPoolGradKernel>(table);
   const std::string provider = choose_conv_provider();
 #if defined(EAGLE_WITH_ONEDNN)
   if (provider == "onednn") {  // Note [Convolution providers]: the explicit second provider
     const auto f32 = DType::kFloat32;
-    table.replace(OpId::kConv2D, DeviceType::kCPU, f32, onednn_conv2d);
-    table.replace(OpId::k_FusedConv2D, DeviceType::kCPU, f32, onednn_fused_conv2d);
-    table.replace(OpId::kConv2DBackpropInput, DeviceType::kCPU, f32, onednn_conv2d_backprop_input);
-    table.replace(OpId::kConv2DBackpropFilter, DeviceType::kCPU, f32,
+    table.replace(opdefs::OpId::kConv2D, DeviceType::kCPU, f32, onednn_conv2d);
+    table.replace(opdefs::OpId::k_FusedConv2D, DeviceType::kCPU, f32, onednn_fused_conv2d);
+    table.replace(opdefs::OpId::kConv2DBackpropInput, DeviceType::kCPU, f32,
+                  onednn_conv2d_backprop_input);
+    table.replace(opdefs::OpId::kConv2DBackpropFilter, DeviceType::kCPU, f32,
                   onednn_conv2d_backprop_filter);
-    table.replace(OpId::kMaxPool, DeviceType::kCPU, f32, onednn_max_pool);
-    table.replace(OpId::kMaxPoolGrad, DeviceType::kCPU, f32, onednn_max_pool_grad);
-    table.replace(OpId::kAvgPool, DeviceType::kCPU, f32, onednn_avg_pool);
-    table.replace(OpId::kAvgPoolGrad, DeviceType::kCPU, f32, onednn_avg_pool_grad);
+    table.replace(opdefs::OpId::kMaxPool, DeviceType::kCPU, f32, onednn_max_pool);
+    table.replace(opdefs::OpId::kMaxPoolGrad, DeviceType::kCPU, f32, onednn_max_pool_grad);
+    table.replace(opdefs::OpId::kAvgPool, DeviceType::kCPU, f32, onednn_avg_pool);
+    table.replace(opdefs::OpId::kAvgPoolGrad, DeviceType::kCPU, f32, onednn_avg_pool_grad);
   }
 #endif
   std::lock_guard<std::mutex> lock(active_mutex);

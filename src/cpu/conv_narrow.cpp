@@ -37,7 +37,7 @@ namespace eagle::cpu {
 EAGLE_CPU_ISA_BEGIN
 namespace {
 
-using ops::Conv2DAttrs;
+using opdefs::Conv2DAttrs;
 using std::int64_t;
 
 using namespace simd;  // NOLINT: the vector helpers of cpu/lanes.hpp
@@ -82,7 +82,7 @@ struct Geometry {
   int64_t inner_begin, inner_end;
 };
 
-Geometry geometry_of(const Conv2DAttrs& a) {
+Geometry geometry_of(const opdefs::Conv2DAttrs& a) {
   Geometry g{a.in_height,
              a.in_width,
              a.filter_height,
@@ -416,7 +416,7 @@ void backprop_filter_rows(const Geometry& g, const FilterTaps& taps, const float
 // Each op as Op<C, kWhole>::run (dispatch, below, picks C and kWhole).
 template <int C, bool kWhole>
 struct Forward {
-  static void run(const Conv2DAttrs& a, const float* input, const float* filter,
+  static void run(const opdefs::Conv2DAttrs& a, const float* input, const float* filter,
                   const ConvEpilogue& epilogue, float* output) {
     const Geometry g = geometry_of(a);
     const int64_t row_macs = g.out_w * g.k_h * g.k_w * C * g.out_c;
@@ -428,7 +428,7 @@ struct Forward {
 
 template <int C, bool kWhole>
 struct BackpropInput {
-  static void run(const Conv2DAttrs& a, const float* filter, const float* out_backprop,
+  static void run(const opdefs::Conv2DAttrs& a, const float* filter, const float* out_backprop,
                   float* input_backprop) {
     const Geometry g = geometry_of(a);
     const int64_t row_macs = g.in_w * g.k_h * g.k_w * C * g.out_c;
@@ -440,7 +440,7 @@ struct BackpropInput {
 
 template <int C, bool kWhole>
 struct BackpropFilter {
-  static void run(const Conv2DAttrs& a, const float* input, const float* out_backprop,
+  static void run(const opdefs::Conv2DAttrs& a, const float* input, const float* out_backprop,
                   float* filter_backprop) {
     const Geometry g = geometry_of(a);
     const FilterTaps taps = filter_taps(g, C);
@@ -474,7 +474,7 @@ struct BackpropFilter {
 // Op<C, kWhole>::run for the input depth C, in its whole-vector form where the output channels
 // are whole vectors.
 template <template <int, bool> class Op, class... Args>
-void dispatch(const Conv2DAttrs& a, Args... args) {
+void dispatch(const opdefs::Conv2DAttrs& a, Args... args) {
   const auto run = [&](auto depth) {
     constexpr int C = decltype(depth)::value;
     if (a.out_channels % kLanes == 0) {
@@ -495,13 +495,14 @@ void dispatch(const Conv2DAttrs& a, Args... args) {
   }
 }
 
-void conv2d(const Conv2DAttrs& a, const float* x, const float* f, const ConvEpilogue& e, float* y) {
+void conv2d(const opdefs::Conv2DAttrs& a, const float* x, const float* f, const ConvEpilogue& e,
+            float* y) {
   dispatch<Forward>(a, x, f, e, y);
 }
-void backprop_input(const Conv2DAttrs& a, const float* f, const float* dy, float* dx) {
+void backprop_input(const opdefs::Conv2DAttrs& a, const float* f, const float* dy, float* dx) {
   dispatch<BackpropInput>(a, f, dy, dx);
 }
-void backprop_filter(const Conv2DAttrs& a, const float* x, const float* dy, float* df) {
+void backprop_filter(const opdefs::Conv2DAttrs& a, const float* x, const float* dy, float* df) {
   dispatch<BackpropFilter>(a, x, dy, df);
 }
 

@@ -6,7 +6,7 @@
 
 #include "cpu/conv_epilogue.hpp"
 #include "cpu/isa.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::cpu {
 
@@ -14,7 +14,7 @@ namespace eagle::cpu {
 inline constexpr std::int64_t kNarrowConvMaxInChannels = 4;
 
 // Whether the narrow kernels compute this convolution (ungrouped, 1 to 4 input channels).
-inline bool is_narrow_conv(const ops::Conv2DAttrs& a) {
+inline bool is_narrow_conv(const opdefs::Conv2DAttrs& a) {
   return a.groups == 1 && a.in_channels >= 1 && a.in_channels <= kNarrowConvMaxInChannels;
 }
 
@@ -22,12 +22,12 @@ inline bool is_narrow_conv(const ops::Conv2DAttrs& a) {
 // filled in (as the kernels receive it), for any stride and dilation.
 struct NarrowConvKernels {
   // Applies the epilogue (none by default) to each output row as it is finished.
-  void (*conv2d)(const ops::Conv2DAttrs& a, const float* input, const float* filter,
+  void (*conv2d)(const opdefs::Conv2DAttrs& a, const float* input, const float* filter,
                  const ConvEpilogue& epilogue, float* output);
-  void (*backprop_input)(const ops::Conv2DAttrs& a, const float* filter, const float* out_backprop,
-                         float* input_backprop);
-  void (*backprop_filter)(const ops::Conv2DAttrs& a, const float* input, const float* out_backprop,
-                          float* filter_backprop);
+  void (*backprop_input)(const opdefs::Conv2DAttrs& a, const float* filter,
+                         const float* out_backprop, float* input_backprop);
+  void (*backprop_filter)(const opdefs::Conv2DAttrs& a, const float* input,
+                          const float* out_backprop, float* filter_backprop);
 };
 
 // The kernels of the CPU variant whose kernels the table holds (Note [CPU kernel variants]); the

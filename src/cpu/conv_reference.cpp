@@ -20,10 +20,10 @@ using std::int64_t;
 // of a grouped convolution (Note [Grouped convolution] in ops/conv_ops.cpp) a patch holds only
 // the group's in_channels / groups input channels.
 struct Patches {
-  const ops::Conv2DAttrs& a;
+  const opdefs::Conv2DAttrs& a;
   int64_t channels;       // the input channels of one group: all of them without groups
   int64_t first_channel;  // the group's first input channel
-  explicit Patches(const ops::Conv2DAttrs& attrs, int64_t group = 0)
+  explicit Patches(const opdefs::Conv2DAttrs& attrs, int64_t group = 0)
       : a(attrs),
         channels(attrs.group_in_channels()),
         first_channel(group * attrs.group_in_channels()) {}
@@ -109,7 +109,7 @@ void unpack_columns(const T* from, int64_t rows, int64_t count, T* to, int64_t l
 // A grouped convolution group by group: each group's patches (its input channels) times its
 // filters (HWIO's output columns [g * O/G, (g+1) * O/G), packed) into its output columns.
 template <class T>
-void grouped_conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
+void grouped_conv2d(const opdefs::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
   const int64_t O = a.out_channels, OG = a.group_out_channels();
   const int64_t M = Patches(a).rows(), K = Patches(a).width();
   const int64_t block = std::min(M, Patches(a).block_rows());
@@ -132,7 +132,7 @@ void grouped_conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, 
 // input_backprop of a grouped convolution, group by group: its out_backprop columns times its
 // filters' transpose, added back into its input channels.
 template <class T>
-void grouped_conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter,
+void grouped_conv2d_backprop_input(const opdefs::Conv2DAttrs& a, const T* filter,
                                    const T* out_backprop, T* input_backprop) {
   const int64_t O = a.out_channels, OG = a.group_out_channels();
   const int64_t M = Patches(a).rows(), K = Patches(a).width();
@@ -156,7 +156,7 @@ void grouped_conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter,
 // filter_backprop of a grouped convolution, group by group: its patches' transpose times its
 // out_backprop columns, summed over the blocks into its filters' columns.
 template <class T>
-void grouped_conv2d_backprop_filter(const ops::Conv2DAttrs& a, const T* input,
+void grouped_conv2d_backprop_filter(const opdefs::Conv2DAttrs& a, const T* input,
                                     const T* out_backprop, T* filter_backprop) {
   const int64_t O = a.out_channels, OG = a.group_out_channels();
   const int64_t M = Patches(a).rows(), K = Patches(a).width();
@@ -183,7 +183,7 @@ void grouped_conv2d_backprop_filter(const ops::Conv2DAttrs& a, const T* input,
 }  // namespace
 
 template <class T>
-void conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
+void conv2d(const opdefs::Conv2DAttrs& a, const T* input, const T* filter, T* output) {
   const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
   if (M == 0 || O == 0) return;
@@ -203,7 +203,7 @@ void conv2d(const ops::Conv2DAttrs& a, const T* input, const T* filter, T* outpu
 }
 
 template <class T>
-void conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter, const T* out_backprop,
+void conv2d_backprop_input(const opdefs::Conv2DAttrs& a, const T* filter, const T* out_backprop,
                            T* input_backprop) {
   const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
@@ -227,7 +227,7 @@ void conv2d_backprop_input(const ops::Conv2DAttrs& a, const T* filter, const T* 
 }
 
 template <class T>
-void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const T* input, const T* out_backprop,
+void conv2d_backprop_filter(const opdefs::Conv2DAttrs& a, const T* input, const T* out_backprop,
                             T* filter_backprop) {
   const Patches p(a);
   const int64_t M = p.rows(), K = p.width(), O = a.out_channels;
@@ -262,7 +262,7 @@ struct PoolWindow {
   int64_t count() const { return (h1 - h0) * (w1 - w0); }
 };
 
-PoolWindow pool_window(const ops::Pool2DAttrs& a, int64_t oh, int64_t ow) {
+PoolWindow pool_window(const opdefs::Pool2DAttrs& a, int64_t oh, int64_t ow) {
   const int64_t hs = oh * a.stride_h - a.pad_top, ws = ow * a.stride_w - a.pad_left;
   return {std::max<int64_t>(hs, 0), std::min(hs + a.window_h, a.in_height),
           std::max<int64_t>(ws, 0), std::min(ws + a.window_w, a.in_width)};
@@ -270,7 +270,7 @@ PoolWindow pool_window(const ops::Pool2DAttrs& a, int64_t oh, int64_t ow) {
 
 // Calls f(n, oh, ow, window, output offset) for every output position of images [n0, n1).
 template <class F>
-void for_each_window(const ops::Pool2DAttrs& a, int64_t n0, int64_t n1, F&& f) {
+void for_each_window(const opdefs::Pool2DAttrs& a, int64_t n0, int64_t n1, F&& f) {
   for (int64_t n = n0; n < n1; ++n) {
     for (int64_t oh = 0; oh < a.out_height; ++oh) {
       for (int64_t ow = 0; ow < a.out_width; ++ow) {
@@ -280,12 +280,12 @@ void for_each_window(const ops::Pool2DAttrs& a, int64_t n0, int64_t n1, F&& f) {
   }
 }
 
-int64_t input_offset(const ops::Pool2DAttrs& a, int64_t n, int64_t h, int64_t w) {
+int64_t input_offset(const opdefs::Pool2DAttrs& a, int64_t n, int64_t h, int64_t w) {
   return ((n * a.in_height + h) * a.in_width + w) * a.channels;
 }
 
 template <class T>
-int64_t image_bytes(const ops::Pool2DAttrs& a) {
+int64_t image_bytes(const opdefs::Pool2DAttrs& a) {
   return a.in_height * a.in_width * a.channels * static_cast<int64_t>(sizeof(T)) *
          std::max<int64_t>(1, a.window_h * a.window_w / (a.stride_h * a.stride_w));
 }
@@ -307,7 +307,7 @@ bool is_nan(T v) {
 }
 
 template <class T>
-void max_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
+void max_pool(const opdefs::Pool2DAttrs& a, const T* input, T* output) {
   const int64_t C = a.channels;
   parallel_for(a.batch, image_bytes<T>(a), [&](int64_t n0, int64_t n1) {
     for_each_window(a, n0, n1, [&](int64_t n, const PoolWindow& w, int64_t out) {
@@ -325,7 +325,7 @@ void max_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
 }
 
 template <class T>
-void max_pool_grad(const ops::Pool2DAttrs& a, const T* input, const T* grad, T* input_grad) {
+void max_pool_grad(const opdefs::Pool2DAttrs& a, const T* input, const T* grad, T* input_grad) {
   const int64_t C = a.channels;
   std::fill(input_grad, input_grad + a.batch * a.in_height * a.in_width * C, T(0));
   parallel_for(a.batch, image_bytes<T>(a), [&](int64_t n0, int64_t n1) {
@@ -355,7 +355,7 @@ void max_pool_grad(const ops::Pool2DAttrs& a, const T* input, const T* grad, T* 
 }
 
 template <class T>
-void avg_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
+void avg_pool(const opdefs::Pool2DAttrs& a, const T* input, T* output) {
   const int64_t C = a.channels;
   parallel_for(a.batch, image_bytes<T>(a), [&](int64_t n0, int64_t n1) {
     for_each_window(a, n0, n1, [&](int64_t n, const PoolWindow& w, int64_t out) {
@@ -374,7 +374,7 @@ void avg_pool(const ops::Pool2DAttrs& a, const T* input, T* output) {
 }
 
 template <class T>
-void avg_pool_grad(const ops::Pool2DAttrs& a, const T* grad, T* input_grad) {
+void avg_pool_grad(const opdefs::Pool2DAttrs& a, const T* grad, T* input_grad) {
   const int64_t C = a.channels;
   std::fill(input_grad, input_grad + a.batch * a.in_height * a.in_width * C, T(0));
   parallel_for(a.batch, image_bytes<T>(a), [&](int64_t n0, int64_t n1) {
@@ -390,18 +390,20 @@ void avg_pool_grad(const ops::Pool2DAttrs& a, const T* grad, T* input_grad) {
   });
 }
 
-#define EAGLE_INSTANTIATE(T)                                                                \
-  template void conv2d<T>(const ops::Conv2DAttrs&, const T*, const T*, T*);                 \
-  template void conv2d_backprop_input<T>(const ops::Conv2DAttrs&, const T*, const T*, T*);  \
-  template void conv2d_backprop_filter<T>(const ops::Conv2DAttrs&, const T*, const T*, T*); \
-  template void max_pool<T>(const ops::Pool2DAttrs&, const T*, T*);                         \
-  template void max_pool_grad<T>(const ops::Pool2DAttrs&, const T*, const T*, T*);          \
-  template void avg_pool<T>(const ops::Pool2DAttrs&, const T*, T*);                         \
-  template void avg_pool_grad<T>(const ops::Pool2DAttrs&, const T*, T*);
+#define EAGLE_INSTANTIATE(T)                                                                   \
+  template void conv2d<T>(const opdefs::Conv2DAttrs&, const T*, const T*, T*);                 \
+  template void conv2d_backprop_input<T>(const opdefs::Conv2DAttrs&, const T*, const T*, T*);  \
+  template void conv2d_backprop_filter<T>(const opdefs::Conv2DAttrs&, const T*, const T*, T*); \
+  template void max_pool<T>(const opdefs::Pool2DAttrs&, const T*, T*);                         \
+  template void max_pool_grad<T>(const opdefs::Pool2DAttrs&, const T*, const T*, T*);          \
+  template void avg_pool<T>(const opdefs::Pool2DAttrs&, const T*, T*);                         \
+  template void avg_pool_grad<T>(const opdefs::Pool2DAttrs&, const T*, T*);
 EAGLE_INSTANTIATE(float)
 EAGLE_INSTANTIATE(double)
 #undef EAGLE_INSTANTIATE
-template void max_pool<std::int32_t>(const ops::Pool2DAttrs&, const std::int32_t*, std::int32_t*);
-template void max_pool<std::int64_t>(const ops::Pool2DAttrs&, const std::int64_t*, std::int64_t*);
+template void max_pool<std::int32_t>(const opdefs::Pool2DAttrs&, const std::int32_t*,
+                                     std::int32_t*);
+template void max_pool<std::int64_t>(const opdefs::Pool2DAttrs&, const std::int64_t*,
+                                     std::int64_t*);
 
 }  // namespace eagle::cpu::reference

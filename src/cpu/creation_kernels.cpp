@@ -10,7 +10,7 @@
 #include "kernels/philox.hpp"
 #include "kernels/registration.hpp"
 #include "kernels/truncated_normal.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -18,13 +18,12 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct ConstKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::ConstAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::ConstAttrs>();
     if (out->bytes()) std::memcpy(out->data(), attrs.host_data, out->bytes());
   }
 };
@@ -33,7 +32,7 @@ template <class T>
 struct FillKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const T value = convert<T>(ctx.attrs<ops::FillAttrs>().value);
+    const T value = convert<T>(ctx.attrs<opdefs::FillAttrs>().value);
     T* o = out->data<T>();
     const std::int64_t n = ctx.output_shape().num_elements();
     for (std::int64_t i = 0; i < n; ++i) o[i] = value;
@@ -44,7 +43,7 @@ template <class T>
 struct RangeKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::RangeAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RangeAttrs>();
     T* o = out->data<T>();
     const std::int64_t n = ctx.output_shape().num_elements();
     for (std::int64_t i = 0; i < n; ++i) {
@@ -57,7 +56,7 @@ struct RangeKernel {
 // float16, every u >= 1 - 2^-12 rounds to 1.0). The interval is half-open, as in
 // tf.random.uniform: such a value steps down to the largest value of T below maxval.
 template <class T>
-T below_maxval(T v, const ops::RandomAttrs& attrs) {
+T below_maxval(T v, const opdefs::RandomAttrs& attrs) {
   if (!(attrs.a < attrs.b)) return v;
   while (static_cast<double>(static_cast<float>(v)) >= attrs.b) {
     if constexpr (std::is_same_v<T, float>) {
@@ -79,7 +78,7 @@ template <class T>
 struct RandomUniformKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RandomAttrs>();
     T* o = out->data<T>();
     const std::int64_t n = ctx.output_shape().num_elements();
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::int64_t>) {
@@ -123,7 +122,7 @@ template <class T>
 struct RandomNormalKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RandomAttrs>();
     T* o = out->data<T>();
     const std::int64_t n = ctx.output_shape().num_elements();
     constexpr double kTwoPi = 6.283185307179586;
@@ -152,7 +151,7 @@ template <class T>
 struct TruncatedNormalKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::RandomAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::RandomAttrs>();
     T* o = out->data<T>();
     parallel_for(ctx.output_shape().num_elements(), 64, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) {
@@ -200,15 +199,17 @@ struct IdentityNKernel {
 }  // namespace
 
 void register_creation_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kConst, DeviceType::kCPU, ConstKernel>(table);
-  kernels::register_op<OpId::kFill, DeviceType::kCPU, FillKernel>(table);
-  kernels::register_op<OpId::kRange, DeviceType::kCPU, RangeKernel>(table);
-  kernels::register_op<OpId::kRandomUniform, DeviceType::kCPU, RandomUniformKernel>(table);
-  kernels::register_op<OpId::kRandomStandardNormal, DeviceType::kCPU, RandomNormalKernel>(table);
-  kernels::register_op<OpId::kTruncatedNormal, DeviceType::kCPU, TruncatedNormalKernel>(table);
-  kernels::register_op<OpId::kCast, DeviceType::kCPU, CastKernel>(table);
-  kernels::register_op<OpId::kIdentity, DeviceType::kCPU, IdentityKernel>(table);
-  kernels::register_op<OpId::kIdentityN, DeviceType::kCPU, IdentityNKernel>(table);
+  kernels::register_op<opdefs::OpId::kConst, DeviceType::kCPU, ConstKernel>(table);
+  kernels::register_op<opdefs::OpId::kFill, DeviceType::kCPU, FillKernel>(table);
+  kernels::register_op<opdefs::OpId::kRange, DeviceType::kCPU, RangeKernel>(table);
+  kernels::register_op<opdefs::OpId::kRandomUniform, DeviceType::kCPU, RandomUniformKernel>(table);
+  kernels::register_op<opdefs::OpId::kRandomStandardNormal, DeviceType::kCPU, RandomNormalKernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kTruncatedNormal, DeviceType::kCPU, TruncatedNormalKernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kCast, DeviceType::kCPU, CastKernel>(table);
+  kernels::register_op<opdefs::OpId::kIdentity, DeviceType::kCPU, IdentityKernel>(table);
+  kernels::register_op<opdefs::OpId::kIdentityN, DeviceType::kCPU, IdentityNKernel>(table);
 }
 
 }  // namespace eagle::cpu

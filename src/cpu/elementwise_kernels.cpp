@@ -21,7 +21,6 @@ namespace {
 using runtime::DeviceType;
 using runtime::KernelContext;
 using runtime::KernelTable;
-using runtime::OpId;
 
 template <class T, class Fn>
 void binary_kernel(KernelContext& ctx) {
@@ -39,7 +38,7 @@ void binary_kernel(KernelContext& ctx) {
   if constexpr (kernels::is_integer_division_v<Fn> && std::is_integral_v<T>) {
     const T* d = y.data<const T>();
     if (std::any_of(d, d + y.shape().num_elements(), [](T v) { return v == 0; })) {
-      kernels::throw_integer_division_by_zero(runtime::op_name(ctx.op()));
+      kernels::throw_integer_division_by_zero(opdefs::op_name(ctx.op()));
     }
   }
   auto out = ctx.allocate_output();
@@ -69,12 +68,12 @@ void unary_kernel(KernelContext& ctx) {
 
 // ---- Registration
 // ---------------------------------------------------------------------------------
-template <OpId kOp, class Fn>
+template <opdefs::OpId kOp, class Fn>
 void add_binary(KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kCPU>(
       table, [](auto tag) -> runtime::KernelFn { return &binary_kernel<decltype(tag), Fn>; });
 }
-template <OpId kOp, class Fn>
+template <opdefs::OpId kOp, class Fn>
 void add_unary(KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kCPU>(
       table, [](auto tag) -> runtime::KernelFn { return &unary_kernel<decltype(tag), Fn>; });
@@ -83,8 +82,8 @@ void add_unary(KernelTable& table) {
 }  // namespace
 
 void register_elementwise_kernels(KernelTable& table) {
-#define EAGLE_ADD_BINARY(op, fn) add_binary<OpId::k##op, kernels::fn>(table);
-#define EAGLE_ADD_UNARY(op, fn) add_unary<OpId::k##op, kernels::fn>(table);
+#define EAGLE_ADD_BINARY(op, fn) add_binary<opdefs::OpId::k##op, kernels::fn>(table);
+#define EAGLE_ADD_UNARY(op, fn) add_unary<opdefs::OpId::k##op, kernels::fn>(table);
   EAGLE_ELEMENTWISE_OPS(EAGLE_ADD_BINARY, EAGLE_ADD_UNARY)
 #undef EAGLE_ADD_BINARY
 #undef EAGLE_ADD_UNARY

@@ -13,7 +13,7 @@
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -21,7 +21,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // TensorFlow's SliceDebugString: the coordinates of flat index `flat` in `shape`: "" for a scalar,
 // "[5]" for a vector, "[1,2]" otherwise.
@@ -76,7 +75,7 @@ void strided_copy(const T* in, const std::vector<std::int64_t>& dims,
 template <class T>
 struct GatherKernel {
   static void run(KernelContext& ctx) {
-    const auto& attrs = ctx.attrs<ops::GatherAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::GatherAttrs>();
     const runtime::TensorImpl& params = ctx.input(0);
     const runtime::TensorImpl& indices = ctx.input(1);
     const Shape& p = params.shape();
@@ -118,7 +117,7 @@ struct GatherKernel {
 template <class T>
 struct GatherNdKernel {
   static void run(KernelContext& ctx) {
-    const int bd = ctx.attrs<ops::GatherNdAttrs>().batch_dims;
+    const int bd = ctx.attrs<opdefs::GatherNdAttrs>().batch_dims;
     const runtime::TensorImpl& params = ctx.input(0);
     const runtime::TensorImpl& indices = ctx.input(1);
     const Shape& p = params.shape();
@@ -274,7 +273,7 @@ struct SelectKernel {
 template <class T>
 struct StridedSliceKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::StridedSliceAttrs>();
+    const auto& a = ctx.attrs<opdefs::StridedSliceAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     const Shape& s = x.shape();
     std::vector<std::int64_t> strides(a.step.size());
@@ -296,9 +295,9 @@ struct StridedSliceKernel {
 template <class T>
 struct EinsumKernel {
   static void run(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::EinsumAttrs>();
+    const auto& a = ctx.attrs<opdefs::EinsumAttrs>();
     if (a.operands.size() == 1) {
-      const ops::EinsumOperand& v = a.operands[0];
+      const opdefs::EinsumOperand& v = a.operands[0];
       if (!v.copy) {
         ctx.set_output(0, runtime::alias_tensor(ctx.input(0), ctx.output_shape()));
         return;
@@ -310,7 +309,7 @@ struct EinsumKernel {
     std::vector<T> buffers[2];
     const T* data[2];
     for (int i = 0; i < 2; ++i) {
-      const ops::EinsumOperand& v = a.operands[static_cast<std::size_t>(i)];
+      const opdefs::EinsumOperand& v = a.operands[static_cast<std::size_t>(i)];
       if (!v.copy) {
         data[i] = ctx.input(i).data<const T>();
         continue;
@@ -334,7 +333,7 @@ struct EinsumKernel {
   }
 
   // `rows` results: the view's elements, each run of v.reduce summed (zeros when it is empty).
-  static void reduce_view(const T* in, const ops::EinsumOperand& v, T* out, std::int64_t rows) {
+  static void reduce_view(const T* in, const opdefs::EinsumOperand& v, T* out, std::int64_t rows) {
     if (v.reduce == 1) return strided_copy(in, v.dims, v.strides, out);
     using C = compute_t<T>;
     if (v.reduce == 0) {
@@ -354,12 +353,12 @@ struct EinsumKernel {
 }  // namespace
 
 void register_index_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kGatherV2, DeviceType::kCPU, GatherKernel>(table);
-  kernels::register_op<OpId::kGatherNd, DeviceType::kCPU, GatherNdKernel>(table);
-  kernels::register_op<OpId::kWhere, DeviceType::kCPU, WhereKernel>(table);
-  kernels::register_op<OpId::kSelectV2, DeviceType::kCPU, SelectKernel>(table);
-  kernels::register_op<OpId::kStridedSlice, DeviceType::kCPU, StridedSliceKernel>(table);
-  kernels::register_op<OpId::kEinsum, DeviceType::kCPU, EinsumKernel>(table);
+  kernels::register_op<opdefs::OpId::kGatherV2, DeviceType::kCPU, GatherKernel>(table);
+  kernels::register_op<opdefs::OpId::kGatherNd, DeviceType::kCPU, GatherNdKernel>(table);
+  kernels::register_op<opdefs::OpId::kWhere, DeviceType::kCPU, WhereKernel>(table);
+  kernels::register_op<opdefs::OpId::kSelectV2, DeviceType::kCPU, SelectKernel>(table);
+  kernels::register_op<opdefs::OpId::kStridedSlice, DeviceType::kCPU, StridedSliceKernel>(table);
+  kernels::register_op<opdefs::OpId::kEinsum, DeviceType::kCPU, EinsumKernel>(table);
 }
 
 }  // namespace eagle::cpu

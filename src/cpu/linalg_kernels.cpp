@@ -3,7 +3,7 @@
 #include "cpu/numeric.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -11,13 +11,12 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct MatMulKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const auto& attrs = ctx.attrs<ops::MatMulAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::MatMulAttrs>();
     const runtime::TensorImpl& a = ctx.input(0);
     const runtime::TensorImpl& b = ctx.input(1);
     matmul<T>(a.data<const T>(), a.shape(), b.data<const T>(), b.shape(), attrs.transpose_a,
@@ -52,9 +51,9 @@ struct AddNKernel {
 }  // namespace
 
 void register_linalg_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kMatMul, DeviceType::kCPU, MatMulKernel>(table);
-  kernels::register_op<OpId::kBatchMatMulV2, DeviceType::kCPU, MatMulKernel>(table);
-  kernels::register_op<OpId::kAddN, DeviceType::kCPU, AddNKernel>(table);
+  kernels::register_op<opdefs::OpId::kMatMul, DeviceType::kCPU, MatMulKernel>(table);
+  kernels::register_op<opdefs::OpId::kBatchMatMulV2, DeviceType::kCPU, MatMulKernel>(table);
+  kernels::register_op<opdefs::OpId::kAddN, DeviceType::kCPU, AddNKernel>(table);
   set_matmul_provider(choose_matmul_provider());  // Note [Matmul providers]
 }
 

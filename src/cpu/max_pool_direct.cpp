@@ -37,7 +37,7 @@ namespace eagle::cpu {
 EAGLE_CPU_ISA_BEGIN
 namespace {
 
-using ops::Pool2DAttrs;
+using opdefs::Pool2DAttrs;
 using std::int64_t;
 
 using namespace simd;  // NOLINT: the vector helpers of cpu/lanes.hpp
@@ -48,7 +48,7 @@ struct Window {
   int64_t h0, h1, w0, w1;
 };
 
-EAGLE_ALWAYS_INLINE Window window_of(const Pool2DAttrs& a, int64_t oh, int64_t ow) {
+EAGLE_ALWAYS_INLINE Window window_of(const opdefs::Pool2DAttrs& a, int64_t oh, int64_t ow) {
   const int64_t hs = oh * a.stride_h - a.pad_top, ws = ow * a.stride_w - a.pad_left;
   return {std::max<int64_t>(hs, 0), std::min(hs + a.window_h, a.in_height),
           std::max<int64_t>(ws, 0), std::min(ws + a.window_w, a.in_width)};
@@ -75,8 +75,8 @@ struct Extent {
 
 // Asks for the window rows of output row r + 1 (of the batch) while row r is computed: the
 // input rows' short streams (one image row each) start before the loads reach them.
-EAGLE_ALWAYS_INLINE void prefetch_next_rows(const Pool2DAttrs& a, const float* input, int64_t r,
-                                            int64_t end) {
+EAGLE_ALWAYS_INLINE void prefetch_next_rows(const opdefs::Pool2DAttrs& a, const float* input,
+                                            int64_t r, int64_t end) {
   if (r + 1 >= end) return;
   const int64_t n = (r + 1) / a.out_height, oh = (r + 1) % a.out_height;
   const Window rows = window_of(a, oh, 0);
@@ -92,7 +92,7 @@ EAGLE_ALWAYS_INLINE void prefetch_next_rows(const Pool2DAttrs& a, const float* i
 // memory order (a stream the hardware prefetches), each window's maximum carried in the output
 // row between them: each window still takes its elements in row-major order.
 template <bool kWhole, int kSize>
-void pool_rows(const Pool2DAttrs& a, const float* input, float* output, int64_t begin,
+void pool_rows(const opdefs::Pool2DAttrs& a, const float* input, float* output, int64_t begin,
                int64_t end) {
   const int64_t C = a.channels, row = a.in_width * C;
   for (int64_t r = begin; r < end; ++r) {
@@ -126,7 +126,8 @@ void pool_rows(const Pool2DAttrs& a, const float* input, float* output, int64_t 
 // first NaN, lane by lane. The window rows are read one input row at a time, in memory order,
 // each window's best value carried in `best` between them.
 template <bool kWhole, int kSize>
-void find_picks(const Pool2DAttrs& a, const float* image, int64_t oh, Lanes* best, Mask* where) {
+void find_picks(const opdefs::Pool2DAttrs& a, const float* image, int64_t oh, Lanes* best,
+                Mask* where) {
   const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
   const Window rows = window_of(a, oh, 0);
   const int64_t num_rows = Extent<kSize>(rows).rows;
@@ -158,7 +159,7 @@ void find_picks(const Pool2DAttrs& a, const float* image, int64_t oh, Lanes* bes
 // end for the last), so every input element is written by one thread, once: the gradient at each
 // pick and zero everywhere else, including where no window reaches, row by row in memory order.
 template <bool kWhole, int kSize>
-void grad_rows_disjoint(const Pool2DAttrs& a, const float* input, const float* grad,
+void grad_rows_disjoint(const opdefs::Pool2DAttrs& a, const float* input, const float* grad,
                         float* input_grad, int64_t begin, int64_t end) {
   const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
   std::vector<Lanes> best(static_cast<std::size_t>(a.out_width * vectors));
@@ -205,7 +206,7 @@ void grad_rows_disjoint(const Pool2DAttrs& a, const float* input, const float* g
 // Overlapping windows: images [begin, end), each zeroed, then every window adds its gradient to
 // its pick, output row by output row and window by window: the reference's order of additions.
 template <bool kWhole, int kSize>
-void grad_images_overlapping(const Pool2DAttrs& a, const float* input, const float* grad,
+void grad_images_overlapping(const opdefs::Pool2DAttrs& a, const float* input, const float* grad,
                              float* input_grad, int64_t begin, int64_t end) {
   const int64_t C = a.channels, row = a.in_width * C, vectors = (C + kLanes - 1) / kLanes;
   std::vector<Lanes> best(static_cast<std::size_t>(a.out_width * vectors));
@@ -243,14 +244,14 @@ void grad_images_overlapping(const Pool2DAttrs& a, const float* input, const flo
 // ---- The two ops -------------------------------------------------------------------------------
 
 // Bytes one output row moves: its windows' input rows read, plus its outputs.
-int64_t row_bytes(const Pool2DAttrs& a) {
+int64_t row_bytes(const opdefs::Pool2DAttrs& a) {
   return (std::min(a.window_h, a.in_height) * a.in_width + 2 * a.out_width) * a.channels *
          static_cast<int64_t>(sizeof(float));
 }
 
 template <bool kWhole, int kSize>
 struct MaxPool {
-  static void run(const Pool2DAttrs& a, const float* input, float* output) {
+  static void run(const opdefs::Pool2DAttrs& a, const float* input, float* output) {
     parallel_for(a.batch * a.out_height, row_bytes(a), [&](int64_t begin, int64_t end) {
       pool_rows<kWhole, kSize>(a, input, output, begin, end);
     });
@@ -259,7 +260,8 @@ struct MaxPool {
 
 template <bool kWhole, int kSize>
 struct MaxPoolGrad {
-  static void run(const Pool2DAttrs& a, const float* input, const float* grad, float* input_grad) {
+  static void run(const opdefs::Pool2DAttrs& a, const float* input, const float* grad,
+                  float* input_grad) {
     if (a.stride_h >= a.window_h && a.stride_w >= a.window_w) {
       // The input rows are read and written: twice a row's bytes.
       parallel_for(a.batch * a.out_height, 2 * row_bytes(a), [&](int64_t begin, int64_t end) {
@@ -276,7 +278,7 @@ struct MaxPoolGrad {
 // Op<kWhole, kSize>::run: kWhole where the channels are whole vectors, kSize 2 or 3 for VALID
 // windows of that size (never clipped), else 0.
 template <template <bool, int> class Op, class... Args>
-void dispatch(const Pool2DAttrs& a, Args... args) {
+void dispatch(const opdefs::Pool2DAttrs& a, Args... args) {
   const auto run = [&](auto whole) {
     constexpr bool kWhole = decltype(whole)::value;
     const bool square = !a.same && a.window_h == a.window_w;
@@ -288,11 +290,12 @@ void dispatch(const Pool2DAttrs& a, Args... args) {
   run(std::false_type{});
 }
 
-void max_pool(const Pool2DAttrs& a, const float* input, float* output) {
+void max_pool(const opdefs::Pool2DAttrs& a, const float* input, float* output) {
   dispatch<MaxPool>(a, input, output);
 }
 
-void max_pool_grad(const Pool2DAttrs& a, const float* input, const float* grad, float* input_grad) {
+void max_pool_grad(const opdefs::Pool2DAttrs& a, const float* input, const float* grad,
+                   float* input_grad) {
   dispatch<MaxPoolGrad>(a, input, grad, input_grad);
 }
 

@@ -3,15 +3,15 @@
 #pragma once
 
 #include "cpu/isa.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::cpu {
 
 // Any window, stride and padding, with the geometry's padding filled in (as the kernels receive
 // it). The results are bit-identical to reference::max_pool and reference::max_pool_grad.
 struct MaxPoolKernels {
-  void (*max_pool)(const ops::Pool2DAttrs& a, const float* input, float* output);
-  void (*max_pool_grad)(const ops::Pool2DAttrs& a, const float* input, const float* grad,
+  void (*max_pool)(const opdefs::Pool2DAttrs& a, const float* input, float* output);
+  void (*max_pool_grad)(const opdefs::Pool2DAttrs& a, const float* input, const float* grad,
                         float* input_grad);
 };
 

@@ -25,7 +25,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 using std::int64_t;
 
 // The last axis's length (1 for a scalar) and the number of rows.
@@ -204,7 +203,7 @@ template <class T>
 struct OneHotKernel {
   template <class I>
   static void run_with(KernelContext& ctx) {
-    const auto& a = ctx.attrs<ops::OneHotAttrs>();
+    const auto& a = ctx.attrs<opdefs::OneHotAttrs>();
     const Shape& out_shape = ctx.output_shape();
     int64_t outer = 1;
     for (int i = 0; i < a.axis; ++i) outer *= out_shape[i];
@@ -255,16 +254,16 @@ struct L2LossKernel {
 }  // namespace
 
 void register_nn_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kLogSoftmax, DeviceType::kCPU, LogSoftmaxKernel>(table);
-  kernels::register_op<OpId::kBiasAdd, DeviceType::kCPU, BiasAddKernel>(table);
-  kernels::register_op<OpId::kBiasAddGrad, DeviceType::kCPU, BiasAddGradKernel>(table);
-  kernels::register_op<OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
+  kernels::register_op<opdefs::OpId::kLogSoftmax, DeviceType::kCPU, LogSoftmaxKernel>(table);
+  kernels::register_op<opdefs::OpId::kBiasAdd, DeviceType::kCPU, BiasAddKernel>(table);
+  kernels::register_op<opdefs::OpId::kBiasAddGrad, DeviceType::kCPU, BiasAddGradKernel>(table);
+  kernels::register_op<opdefs::OpId::kSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
                        SoftmaxCrossEntropyKernel>(table);
-  kernels::register_op<OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
+  kernels::register_op<opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits, DeviceType::kCPU,
                        SparseSoftmaxCrossEntropyKernel>(table);
-  kernels::register_op<OpId::kOneHot, DeviceType::kCPU, OneHotKernel>(table);
-  kernels::register_op<OpId::kStopGradient, DeviceType::kCPU, StopGradientKernel>(table);
-  kernels::register_op<OpId::kL2Loss, DeviceType::kCPU, L2LossKernel>(table);
+  kernels::register_op<opdefs::OpId::kOneHot, DeviceType::kCPU, OneHotKernel>(table);
+  kernels::register_op<opdefs::OpId::kStopGradient, DeviceType::kCPU, StopGradientKernel>(table);
+  kernels::register_op<opdefs::OpId::kL2Loss, DeviceType::kCPU, L2LossKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -15,12 +15,11 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 void apply_kernel(KernelContext& ctx) {
   using C = compute_t<T>;
-  kernels::with_optimizer_step<C>(ctx.op(), ctx.attrs<ops::OptimizerAttrs>(), [&](auto step) {
+  kernels::with_optimizer_step<C>(ctx.op(), ctx.attrs<opdefs::OptimizerAttrs>(), [&](auto step) {
     constexpr int R = decltype(step)::kResources;
     T* state[R];
     for (int r = 0; r < R; ++r) state[r] = ctx.mutable_input(r, /*keep_contents=*/true).data<T>();
@@ -37,7 +36,7 @@ void apply_kernel(KernelContext& ctx) {
   });
 }
 
-template <OpId kOp>
+template <opdefs::OpId kOp>
 void add(runtime::KernelTable& table) {
   kernels::register_op<kOp, DeviceType::kCPU>(
       table, [](auto tag) -> runtime::KernelFn { return &apply_kernel<decltype(tag)>; });
@@ -46,7 +45,7 @@ void add(runtime::KernelTable& table) {
 }  // namespace
 
 void register_optimizer_kernels(runtime::KernelTable& table) {
-#define EAGLE_ADD_OPTIMIZER(op) add<OpId::k##op>(table);
+#define EAGLE_ADD_OPTIMIZER(op) add<opdefs::OpId::k##op>(table);
   EAGLE_OPTIMIZER_OPS(EAGLE_ADD_OPTIMIZER)
 #undef EAGLE_ADD_OPTIMIZER
 }

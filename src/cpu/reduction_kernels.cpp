@@ -3,7 +3,7 @@
 #include "cpu/reduce.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -12,7 +12,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <ReduceKind kKind>
 struct Reduce {
@@ -20,7 +19,7 @@ struct Reduce {
   struct Kernel {
     static void run(KernelContext& ctx) {
       auto out = ctx.allocate_output();
-      const auto& attrs = ctx.attrs<ops::ReduceAttrs>();
+      const auto& attrs = ctx.attrs<opdefs::ReduceAttrs>();
       const runtime::TensorImpl& x = ctx.input(0);
       reduce<T>(kKind, x.data<const T>(), x.shape(), attrs.axes, out->data<T>());
     }
@@ -32,7 +31,7 @@ struct ArgMinKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    argmin<T>(x.data<const T>(), x.shape(), ctx.attrs<ops::AxisAttrs>().axis,
+    argmin<T>(x.data<const T>(), x.shape(), ctx.attrs<opdefs::AxisAttrs>().axis,
               out->data<std::int64_t>());
   }
 };
@@ -42,7 +41,7 @@ struct ArgMaxKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    argmax<T>(x.data<const T>(), x.shape(), ctx.attrs<ops::AxisAttrs>().axis,
+    argmax<T>(x.data<const T>(), x.shape(), ctx.attrs<opdefs::AxisAttrs>().axis,
               out->data<std::int64_t>());
   }
 };
@@ -50,15 +49,22 @@ struct ArgMaxKernel {
 }  // namespace
 
 void register_reduction_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kSum, DeviceType::kCPU, Reduce<ReduceKind::kSum>::Kernel>(table);
-  kernels::register_op<OpId::kMean, DeviceType::kCPU, Reduce<ReduceKind::kMean>::Kernel>(table);
-  kernels::register_op<OpId::kMax, DeviceType::kCPU, Reduce<ReduceKind::kMax>::Kernel>(table);
-  kernels::register_op<OpId::kMin, DeviceType::kCPU, Reduce<ReduceKind::kMin>::Kernel>(table);
-  kernels::register_op<OpId::kProd, DeviceType::kCPU, Reduce<ReduceKind::kProd>::Kernel>(table);
-  kernels::register_op<OpId::kAny, DeviceType::kCPU, Reduce<ReduceKind::kAny>::Kernel>(table);
-  kernels::register_op<OpId::kAll, DeviceType::kCPU, Reduce<ReduceKind::kAll>::Kernel>(table);
-  kernels::register_op<OpId::kArgMax, DeviceType::kCPU, ArgMaxKernel>(table);
-  kernels::register_op<OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
+  kernels::register_op<opdefs::OpId::kSum, DeviceType::kCPU, Reduce<ReduceKind::kSum>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kMean, DeviceType::kCPU, Reduce<ReduceKind::kMean>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kMax, DeviceType::kCPU, Reduce<ReduceKind::kMax>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kMin, DeviceType::kCPU, Reduce<ReduceKind::kMin>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kProd, DeviceType::kCPU, Reduce<ReduceKind::kProd>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kAny, DeviceType::kCPU, Reduce<ReduceKind::kAny>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kAll, DeviceType::kCPU, Reduce<ReduceKind::kAll>::Kernel>(
+      table);
+  kernels::register_op<opdefs::OpId::kArgMax, DeviceType::kCPU, ArgMaxKernel>(table);
+  kernels::register_op<opdefs::OpId::kArgMin, DeviceType::kCPU, ArgMinKernel>(table);
 }
 
 EAGLE_CPU_ISA_END

@@ -12,7 +12,7 @@
 #include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -20,7 +20,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // TensorFlow's SliceDebugString of flat index `flat` in `shape`: "" for a scalar, "[5]", "[1,2]".
 std::string coordinates(const Shape& shape, std::int64_t flat) {
@@ -61,7 +60,7 @@ void segment_sum(const T* data, const I* ids, std::int64_t rows, std::int64_t in
 template <class T>
 struct UnsortedSegmentSumKernel {
   static void run(KernelContext& ctx) {
-    const std::int64_t segments = ctx.attrs<ops::SegmentAttrs>().num_segments;
+    const std::int64_t segments = ctx.attrs<opdefs::SegmentAttrs>().num_segments;
     const runtime::TensorImpl& data = ctx.input(0);
     const runtime::TensorImpl& ids = ctx.input(1);
     const std::int64_t rows = ids.shape().num_elements();
@@ -91,8 +90,8 @@ struct UnsortedSegmentSumKernel {
 }  // namespace
 
 void register_segment_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kUnsortedSegmentSum, DeviceType::kCPU, UnsortedSegmentSumKernel>(
-      table);
+  kernels::register_op<opdefs::OpId::kUnsortedSegmentSum, DeviceType::kCPU,
+                       UnsortedSegmentSumKernel>(table);
 }
 
 }  // namespace eagle::cpu

@@ -4,7 +4,7 @@
 #include "cpu/layout.hpp"
 #include "cpu/register_kernels.hpp"
 #include "kernels/registration.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/tensor_impl.hpp"
 
 namespace eagle::cpu {
@@ -12,7 +12,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 template <class T>
 struct AliasKernel {
@@ -26,7 +25,8 @@ struct TransposeKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    transpose(x.data(), x.shape(), ctx.attrs<ops::TransposeAttrs>().perm, sizeof(T), out->data());
+    transpose(x.data(), x.shape(), ctx.attrs<opdefs::TransposeAttrs>().perm, sizeof(T),
+              out->data());
   }
 };
 
@@ -40,7 +40,7 @@ struct ConcatKernel {
       data.push_back(ctx.input(i).data());
       shapes.push_back(ctx.input(i).shape());
     }
-    concat(data, shapes, ctx.attrs<ops::AxisAttrs>().axis, sizeof(T), out->data());
+    concat(data, shapes, ctx.attrs<opdefs::AxisAttrs>().axis, sizeof(T), out->data());
   }
 };
 
@@ -49,7 +49,7 @@ struct SliceKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
     const runtime::TensorImpl& x = ctx.input(0);
-    slice(x.data(), x.shape(), ctx.attrs<ops::SliceAttrs>().begin, ctx.output_shape(), sizeof(T),
+    slice(x.data(), x.shape(), ctx.attrs<opdefs::SliceAttrs>().begin, ctx.output_shape(), sizeof(T),
           out->data());
   }
 };
@@ -64,7 +64,7 @@ struct SplitKernel {
       ctx.set_output(0, ctx.input_tensor(0));
       return;
     }
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
     for (int i = 0; i < ctx.num_outputs(); ++i) {
       slice(x.data(), x.shape(), begin, ctx.output_shape(i), sizeof(T),
@@ -79,7 +79,7 @@ template <class T>
 struct UnpackKernel {
   static void run(KernelContext& ctx) {
     const runtime::TensorImpl& x = ctx.input(0);
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<std::int64_t> begin(static_cast<std::size_t>(x.shape().rank()), 0);
     Shape box = x.shape();
     box[axis] = 1;
@@ -95,7 +95,7 @@ template <class T>
 struct PackKernel {
   static void run(KernelContext& ctx) {
     auto out = ctx.allocate_output();
-    const int axis = ctx.attrs<ops::AxisAttrs>().axis;
+    const int axis = ctx.attrs<opdefs::AxisAttrs>().axis;
     std::vector<const void*> data;
     std::vector<Shape> shapes;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -111,16 +111,16 @@ struct PackKernel {
 }  // namespace
 
 void register_shape_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kReshape, DeviceType::kCPU, AliasKernel>(table);
-  kernels::register_op<OpId::kExpandDims, DeviceType::kCPU, AliasKernel>(table);
-  kernels::register_op<OpId::kSqueeze, DeviceType::kCPU, AliasKernel>(table);
-  kernels::register_op<OpId::kTranspose, DeviceType::kCPU, TransposeKernel>(table);
-  kernels::register_op<OpId::kConcatV2, DeviceType::kCPU, ConcatKernel>(table);
-  kernels::register_op<OpId::kSlice, DeviceType::kCPU, SliceKernel>(table);
-  kernels::register_op<OpId::kSplit, DeviceType::kCPU, SplitKernel>(table);
-  kernels::register_op<OpId::kSplitV, DeviceType::kCPU, SplitKernel>(table);
-  kernels::register_op<OpId::kPack, DeviceType::kCPU, PackKernel>(table);
-  kernels::register_op<OpId::kUnpack, DeviceType::kCPU, UnpackKernel>(table);
+  kernels::register_op<opdefs::OpId::kReshape, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kExpandDims, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kSqueeze, DeviceType::kCPU, AliasKernel>(table);
+  kernels::register_op<opdefs::OpId::kTranspose, DeviceType::kCPU, TransposeKernel>(table);
+  kernels::register_op<opdefs::OpId::kConcatV2, DeviceType::kCPU, ConcatKernel>(table);
+  kernels::register_op<opdefs::OpId::kSlice, DeviceType::kCPU, SliceKernel>(table);
+  kernels::register_op<opdefs::OpId::kSplit, DeviceType::kCPU, SplitKernel>(table);
+  kernels::register_op<opdefs::OpId::kSplitV, DeviceType::kCPU, SplitKernel>(table);
+  kernels::register_op<opdefs::OpId::kPack, DeviceType::kCPU, PackKernel>(table);
+  kernels::register_op<opdefs::OpId::kUnpack, DeviceType::kCPU, UnpackKernel>(table);
 }
 
 }  // namespace eagle::cpu

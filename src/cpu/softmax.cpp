@@ -142,7 +142,7 @@ struct SoftmaxKernel {
 }  // namespace
 
 void register_softmax_kernels(runtime::KernelTable& table) {
-  kernels::register_op<runtime::OpId::kSoftmax, runtime::DeviceType::kCPU, SoftmaxKernel>(table);
+  kernels::register_op<opdefs::OpId::kSoftmax, runtime::DeviceType::kCPU, SoftmaxKernel>(table);
 }
 
 EAGLE_CPU_ISA_END

@@ -16,7 +16,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 using kernels::ranks_before;  // shared with the CUDA kernel
 
@@ -24,7 +23,7 @@ template <class T>
 struct TopKKernel {
   static void run(KernelContext& ctx) {
     using C = compute_t<T>;
-    const auto& attrs = ctx.attrs<ops::TopKAttrs>();
+    const auto& attrs = ctx.attrs<opdefs::TopKAttrs>();
     const runtime::TensorImpl& x = ctx.input(0);
     T* values = ctx.allocate_output(0)->data<T>();
     auto* indices = ctx.allocate_output(1)->data<std::int32_t>();
@@ -52,7 +51,7 @@ struct TopKKernel {
 }  // namespace
 
 void register_sort_kernels(runtime::KernelTable& table) {
-  kernels::register_op<OpId::kTopKV2, DeviceType::kCPU, TopKKernel>(table);
+  kernels::register_op<opdefs::OpId::kTopKV2, DeviceType::kCPU, TopKKernel>(table);
 }
 
 }  // namespace eagle::cpu

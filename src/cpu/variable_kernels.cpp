@@ -11,7 +11,6 @@ namespace {
 
 using runtime::DeviceType;
 using runtime::KernelContext;
-using runtime::OpId;
 
 // AssignAddVariableOp / AssignSubVariableOp: buffer = buffer (+|-) delta, in place.
 template <class T, class Fn>
@@ -26,7 +25,7 @@ void assign_update_kernel(KernelContext& ctx) {
   });
 }
 
-template <OpId kOp>
+template <opdefs::OpId kOp>
 void add_generic(runtime::KernelTable& table, runtime::KernelFn kernel) {
   kernels::register_op<kOp, DeviceType::kCPU>(table, [kernel](auto) { return kernel; });
 }
@@ -34,14 +33,14 @@ void add_generic(runtime::KernelTable& table, runtime::KernelFn kernel) {
 }  // namespace
 
 void register_variable_kernels(runtime::KernelTable& table) {
-  add_generic<OpId::kVarHandleOp>(table, &kernels::var_handle_kernel);
-  add_generic<OpId::kReadVariableOp>(table, &kernels::read_variable_kernel);
-  add_generic<OpId::kAssignVariableOp>(table, &kernels::assign_variable_kernel);
-  kernels::register_op<OpId::kAssignAddVariableOp, DeviceType::kCPU>(
+  add_generic<opdefs::OpId::kVarHandleOp>(table, &kernels::var_handle_kernel);
+  add_generic<opdefs::OpId::kReadVariableOp>(table, &kernels::read_variable_kernel);
+  add_generic<opdefs::OpId::kAssignVariableOp>(table, &kernels::assign_variable_kernel);
+  kernels::register_op<opdefs::OpId::kAssignAddVariableOp, DeviceType::kCPU>(
       table, [](auto tag) -> runtime::KernelFn {
         return &assign_update_kernel<decltype(tag), kernels::AddFn>;
       });
-  kernels::register_op<OpId::kAssignSubVariableOp, DeviceType::kCPU>(
+  kernels::register_op<opdefs::OpId::kAssignSubVariableOp, DeviceType::kCPU>(
       table, [](auto tag) -> runtime::KernelFn {
         return &assign_update_kernel<decltype(tag), kernels::SubFn>;
       });

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "kernels/scalar_math.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::kernels {
 
@@ -181,7 +181,7 @@ struct Relu6GradFn {
 // A functor with attributes names them (Attrs) and takes them in configure(); the kernels build
 // it with make_functor. alpha is TensorFlow's float attribute, converted to the compute type.
 struct LeakyReluGradFn {
-  using Attrs = ops::LeakyReluAttrs;
+  using Attrs = opdefs::LeakyReluAttrs;
   float alpha = 0.2f;
   void configure(const Attrs& attrs) { alpha = static_cast<float>(attrs.alpha); }
   template <class C>
@@ -374,7 +374,7 @@ struct Relu6Fn {
   }
 };
 struct LeakyReluFn {
-  using Attrs = ops::LeakyReluAttrs;
+  using Attrs = opdefs::LeakyReluAttrs;
   float alpha = 0.2f;
   void configure(const Attrs& attrs) { alpha = static_cast<float>(attrs.alpha); }
   template <class C>

@@ -17,7 +17,7 @@
 
 #include "eagle/shape.hpp"
 #include "kernels/host_device.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::kernels {
 
@@ -87,7 +87,7 @@ inline IndexMap tile_map(const Shape& in, const Shape& out) {
 }
 
 // Pad and PadV2 (mirror false), MirrorPad (mirror true).
-inline IndexMap pad_map(const Shape& in, const Shape& out, const ops::PadAttrs& attrs,
+inline IndexMap pad_map(const Shape& in, const Shape& out, const opdefs::PadAttrs& attrs,
                         bool mirror) {
   const int mode = !mirror ? kCopy : attrs.symmetric ? kSymmetric : kReflect;
   return make_index_map(in, out, std::vector<int>(static_cast<std::size_t>(in.rank()), mode),

@@ -8,8 +8,8 @@
 
 #include "eagle/errors.hpp"
 #include "kernels/scalar_math.hpp"
-#include "ops/attrs.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/attrs.hpp"
+#include "opdefs/op_defs.hpp"
 
 namespace eagle::kernels {
 
@@ -18,7 +18,7 @@ template <class C>
 struct GradientDescentStep {
   static constexpr int kResources = 1;
   C lr;
-  explicit GradientDescentStep(const ops::OptimizerAttrs& a) : lr(static_cast<C>(a.lr)) {}
+  explicit GradientDescentStep(const opdefs::OptimizerAttrs& a) : lr(static_cast<C>(a.lr)) {}
   EAGLE_HOST_DEVICE void operator()(C* s, C g) const { s[0] = s[0] - lr * g; }
 };
 
@@ -29,7 +29,7 @@ struct KerasMomentumStep {
   static constexpr int kResources = 2;
   C lr, momentum;
   bool nesterov;
-  explicit KerasMomentumStep(const ops::OptimizerAttrs& a)
+  explicit KerasMomentumStep(const opdefs::OptimizerAttrs& a)
       : lr(static_cast<C>(a.lr)), momentum(static_cast<C>(a.momentum)), nesterov(a.nesterov) {}
   EAGLE_HOST_DEVICE void operator()(C* s, C g) const {
     s[1] = s[1] * momentum - lr * g;
@@ -45,7 +45,7 @@ struct AdamStep {
   static constexpr int kResources = kAmsgrad ? 4 : 3;
   C lr_t, one_minus_beta1, one_minus_beta2, epsilon;
   // TensorFlow folds these in T from T-rounded inputs; so does this, to match it bit for bit.
-  explicit AdamStep(const ops::OptimizerAttrs& a)
+  explicit AdamStep(const opdefs::OptimizerAttrs& a)
       : lr_t(static_cast<C>(a.lr) * std::sqrt(C{1} - static_cast<C>(a.beta2_power)) /
              (C{1} - static_cast<C>(a.beta1_power))),
         one_minus_beta1(C{1} - static_cast<C>(a.beta1)),
@@ -71,7 +71,7 @@ template <class C, bool kCentered, bool kMomentum>
 struct RmsPropStep {
   static constexpr int kResources = 2 + (kCentered ? 1 : 0) + (kMomentum ? 1 : 0);
   C lr, one_minus_rho, momentum, epsilon;
-  explicit RmsPropStep(const ops::OptimizerAttrs& a)
+  explicit RmsPropStep(const opdefs::OptimizerAttrs& a)
       : lr(static_cast<C>(a.lr)),
         one_minus_rho(C{1} - static_cast<C>(a.rho)),
         momentum(static_cast<C>(a.momentum)),
@@ -98,7 +98,7 @@ template <class C>
 struct AdagradStep {
   static constexpr int kResources = 2;
   C lr, epsilon;
-  explicit AdagradStep(const ops::OptimizerAttrs& a)
+  explicit AdagradStep(const opdefs::OptimizerAttrs& a)
       : lr(static_cast<C>(a.lr)), epsilon(static_cast<C>(a.epsilon)) {}
   EAGLE_HOST_DEVICE void operator()(C* s, C g) const {
     s[1] = s[1] + g * g;
@@ -121,23 +121,22 @@ namespace eagle::kernels {
 // The (op, attributes) -> functor choice both backends make: `run.template operator()<Step>()`
 // is called with the functor type for T's compute type C.
 template <class C, class Run>
-void with_optimizer_step(runtime::OpId op, const ops::OptimizerAttrs& a, Run&& run) {
-  using runtime::OpId;
+void with_optimizer_step(opdefs::OpId op, const opdefs::OptimizerAttrs& a, Run&& run) {
   const bool momentum = a.momentum > 0;
   switch (op) {
-    case OpId::kResourceApplyGradientDescent:
+    case opdefs::OpId::kResourceApplyGradientDescent:
       return run(GradientDescentStep<C>(a));
-    case OpId::kResourceApplyKerasMomentum:
+    case opdefs::OpId::kResourceApplyKerasMomentum:
       return run(KerasMomentumStep<C>(a));
-    case OpId::kResourceApplyAdam:
+    case opdefs::OpId::kResourceApplyAdam:
       return run(AdamStep<C, false>(a));
-    case OpId::kResourceApplyAdamWithAmsgrad:
+    case opdefs::OpId::kResourceApplyAdamWithAmsgrad:
       return run(AdamStep<C, true>(a));
-    case OpId::kResourceApplyRMSProp:
+    case opdefs::OpId::kResourceApplyRMSProp:
       return momentum ? run(RmsPropStep<C, false, true>(a)) : run(RmsPropStep<C, false, false>(a));
-    case OpId::kResourceApplyCenteredRMSProp:
+    case opdefs::OpId::kResourceApplyCenteredRMSProp:
       return momentum ? run(RmsPropStep<C, true, true>(a)) : run(RmsPropStep<C, true, false>(a));
-    case OpId::kResourceApplyAdagradV2:
+    case opdefs::OpId::kResourceApplyAdagradV2:
       return run(AdagradStep<C>(a));
     default:
       throw InternalError("An optimizer kernel was called for another op");

@@ -5,24 +5,24 @@
 #include <cstdint>
 
 #include "eagle/dtype.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/kernel_table.hpp"
 
 namespace eagle::kernels {
 
-template <runtime::OpId kOp, runtime::DeviceType kType>
-inline constexpr runtime::DTypeMask kDeclaredDTypes = kType == runtime::DeviceType::kCPU
-                                                          ? runtime::op_def(kOp).cpu_dtypes
-                                                          : runtime::op_def(kOp).gpu_dtypes;
+template <opdefs::OpId kOp, runtime::DeviceType kType>
+inline constexpr opdefs::DTypeMask kDeclaredDTypes = kType == runtime::DeviceType::kCPU
+                                                         ? opdefs::op_def(kOp).cpu_dtypes
+                                                         : opdefs::op_def(kOp).gpu_dtypes;
 
 // make(T{}) returns the KernelFn for element type T; it is instantiated only for the dtypes the
 // table declares, so a kernel template need not compile for the others (exp on bool).
-template <runtime::OpId kOp, runtime::DeviceType kType, class MakeKernel>
+template <opdefs::OpId kOp, runtime::DeviceType kType, class MakeKernel>
 void register_op(runtime::KernelTable& table, MakeKernel make) {
-  constexpr runtime::DTypeMask mask = kDeclaredDTypes<kOp, kType>;
+  constexpr opdefs::DTypeMask mask = kDeclaredDTypes<kOp, kType>;
   const auto one = [&](auto tag) {
     using T = decltype(tag);
-    if constexpr ((mask & runtime::dtype_bit(dtype_of_v<T>)) != 0) {
+    if constexpr ((mask & opdefs::dtype_bit(dtype_of_v<T>)) != 0) {
       table.add(kOp, kType, dtype_of_v<T>, make(tag));
     }
   };
@@ -36,7 +36,7 @@ void register_op(runtime::KernelTable& table, MakeKernel make) {
 }
 
 // The common form: Kernel<T>::run for every declared T.
-template <runtime::OpId kOp, runtime::DeviceType kType, template <class> class Kernel>
+template <opdefs::OpId kOp, runtime::DeviceType kType, template <class> class Kernel>
 void register_op(runtime::KernelTable& table) {
   register_op<kOp, kType>(
       table, [](auto tag) -> runtime::KernelFn { return &Kernel<decltype(tag)>::run; });

@@ -7,13 +7,11 @@
 #include <string>
 
 #include "eagle/ops/nn.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle::nn {
 namespace {
-
-using ops::OpId;
 
 struct Window {
   std::int64_t out, pad_before, pad_after;
@@ -21,7 +19,7 @@ struct Window {
 
 // TensorFlow's GetWindowedOutputSizeVerbose: VALID keeps the windows that fit; SAME gives
 // ceil(in / stride) windows and pads the rest, the odd row after.
-Window windowed_output(OpId op, std::int64_t in, std::int64_t k, std::int64_t dilation,
+Window windowed_output(opdefs::OpId op, std::int64_t in, std::int64_t k, std::int64_t dilation,
                        std::int64_t stride, bool same) {
   const std::int64_t effective = (k - 1) * dilation + 1;
   Window w{};
@@ -42,10 +40,10 @@ Window windowed_output(OpId op, std::int64_t in, std::int64_t k, std::int64_t di
 }
 
 // "SAME" -> true, "VALID" -> false; the allowed lists are TensorFlow's for each op.
-bool parse_padding(OpId op, const std::string& padding) {
+bool parse_padding(opdefs::OpId op, const std::string& padding) {
   if (padding == "SAME") return true;
   if (padding == "VALID") return false;
-  const bool explicit_allowed = op != OpId::kAvgPool && op != OpId::kAvgPoolGrad;
+  const bool explicit_allowed = op != opdefs::OpId::kAvgPool && op != opdefs::OpId::kAvgPoolGrad;
   if (padding == "EXPLICIT" && explicit_allowed) {
     // TensorFlow's answer to EXPLICIT without explicit_paddings, which eagle's options lack.
     ops::throw_invalid(op, "explicit_paddings attribute must contain 8 values, but got: 0");
@@ -56,8 +54,8 @@ bool parse_padding(OpId op, const std::string& padding) {
                       explicit_allowed ? R"("SAME", "VALID", "EXPLICIT")" : R"("SAME", "VALID")"));
 }
 
-ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
-                            const Conv2DOptions& options) {
+opdefs::Conv2DAttrs conv_attrs(opdefs::OpId op, const Shape& input, const Shape& filter,
+                               const Conv2DOptions& options) {
   const bool same = parse_padding(op, options.padding);
   if (options.strides[0] <= 0 || options.strides[1] <= 0) {
     ops::throw_invalid(op, "Row and column strides should be larger than 0.");
@@ -65,10 +63,11 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
   if (options.dilations[0] <= 0 || options.dilations[1] <= 0) {
     ops::throw_invalid(op, "Dilated rates should be larger than 0.");
   }
-  const bool forward = op == OpId::kConv2D || op == OpId::k_FusedConv2D;
-  const std::string label = forward                            ? ""
-                            : op == OpId::kConv2DBackpropInput ? "Conv2DCustomBackpropInput: "
-                                                               : "Conv2DCustomBackpropFilter: ";
+  const bool forward = op == opdefs::OpId::kConv2D || op == opdefs::OpId::k_FusedConv2D;
+  const std::string label = forward ? ""
+                            : op == opdefs::OpId::kConv2DBackpropInput
+                                ? "Conv2DCustomBackpropInput: "
+                                : "Conv2DCustomBackpropFilter: ";
   if (input.rank() != 4) {
     ops::throw_invalid(
         op, forward ? fmt::format("convolution input must be 4-dimensional: {}", input.to_string())
@@ -102,7 +101,7 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
     throw UnimplementedError(
         fmt::format("{}An input of depth 0 with a filter of depth {} (zero "
                     "groups) is not supported [Op:{}]",
-                    label, patch_depth, runtime::op_name(op)));
+                    label, patch_depth, opdefs::op_name(op)));
   }
   const std::int64_t groups = in_depth / patch_depth;
   const std::int64_t out_depth = filter[3];
@@ -123,36 +122,37 @@ ops::Conv2DAttrs conv_attrs(OpId op, const Shape& input, const Shape& filter,
                                "filter must not have zero elements (i.e. all dimensions must "
                                "be non-zero)");
   }
-  return ops::Conv2DAttrs{input[0],
-                          input[1],
-                          input[2],
-                          input[3],
-                          filter[0],
-                          filter[1],
-                          filter[3],
-                          rows.out,
-                          cols.out,
-                          options.strides[0],
-                          options.strides[1],
-                          options.dilations[0],
-                          options.dilations[1],
-                          rows.pad_before,
-                          rows.pad_after,
-                          cols.pad_before,
-                          cols.pad_after,
-                          same,
-                          groups};
+  return opdefs::Conv2DAttrs{input[0],
+                             input[1],
+                             input[2],
+                             input[3],
+                             filter[0],
+                             filter[1],
+                             filter[3],
+                             rows.out,
+                             cols.out,
+                             options.strides[0],
+                             options.strides[1],
+                             options.dilations[0],
+                             options.dilations[1],
+                             rows.pad_before,
+                             rows.pad_after,
+                             cols.pad_before,
+                             cols.pad_after,
+                             same,
+                             groups};
 }
 
-Shape conv_output_shape(const ops::Conv2DAttrs& a) {
+Shape conv_output_shape(const opdefs::Conv2DAttrs& a) {
   return Shape{a.batch, a.out_height, a.out_width, a.out_channels};
 }
 
 // The backprops' out_backprop must be what Conv2D gives: TensorFlow's
 // ConvBackpropComputeDimensions.
-void check_out_backprop(OpId op, const ops::Conv2DAttrs& a, const Shape& out_backprop) {
-  const std::string label = op == OpId::kConv2DBackpropInput ? "Conv2DCustomBackpropInput: "
-                                                             : "Conv2DCustomBackpropFilter: ";
+void check_out_backprop(opdefs::OpId op, const opdefs::Conv2DAttrs& a, const Shape& out_backprop) {
+  const std::string label = op == opdefs::OpId::kConv2DBackpropInput
+                                ? "Conv2DCustomBackpropInput: "
+                                : "Conv2DCustomBackpropFilter: ";
   if (out_backprop.rank() != 4) {
     ops::throw_invalid(op, label + "out_backprop must be 4-dimensional");
   }
@@ -180,10 +180,10 @@ void check_out_backprop(OpId op, const ops::Conv2DAttrs& a, const Shape& out_bac
   }
 }
 
-ops::Pool2DAttrs pool_attrs(OpId op, const Shape& input, const Pool2DOptions& options) {
+opdefs::Pool2DAttrs pool_attrs(opdefs::OpId op, const Shape& input, const Pool2DOptions& options) {
   const bool same = parse_padding(op, options.padding);
   const std::array<std::int64_t, 2> strides = options.strides.value_or(options.ksize);
-  const bool max = op == OpId::kMaxPool || op == OpId::kMaxPoolGrad;
+  const bool max = op == opdefs::OpId::kMaxPool || op == opdefs::OpId::kMaxPoolGrad;
   if (input.rank() != 4) {
     ops::throw_invalid(
         op, fmt::format("tensor_in_shape must have 2 spatial dimensions. {} 0", input.rank()));
@@ -200,17 +200,17 @@ ops::Pool2DAttrs pool_attrs(OpId op, const Shape& input, const Pool2DOptions& op
   }
   const Window rows = windowed_output(op, input[1], options.ksize[0], 1, strides[0], same);
   const Window cols = windowed_output(op, input[2], options.ksize[1], 1, strides[1], same);
-  return ops::Pool2DAttrs{
+  return opdefs::Pool2DAttrs{
       input[0],         input[1],       input[2],        input[3],       options.ksize[0],
       options.ksize[1], rows.out,       cols.out,        strides[0],     strides[1],
       rows.pad_before,  rows.pad_after, cols.pad_before, cols.pad_after, same};
 }
 
-Shape pool_output_shape(const ops::Pool2DAttrs& a) {
+Shape pool_output_shape(const opdefs::Pool2DAttrs& a) {
   return Shape{a.batch, a.out_height, a.out_width, a.channels};
 }
 
-void check_pool_grad(OpId op, const ops::Pool2DAttrs& a, const Tensor& grad) {
+void check_pool_grad(opdefs::OpId op, const opdefs::Pool2DAttrs& a, const Tensor& grad) {
   const Shape expected = pool_output_shape(a);
   if (grad.shape() != expected) {
     ops::throw_invalid(op, fmt::format("Expected grad shape to be {}, but got {}",
@@ -222,10 +222,11 @@ void check_pool_grad(OpId op, const ops::Pool2DAttrs& a, const Tensor& grad) {
 
 Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& options) {
   const Tensor inputs[2] = {input, filters};
-  ops::check_same_dtype(OpId::kConv2D, inputs, 2);
-  const ops::Conv2DAttrs attrs = conv_attrs(OpId::kConv2D, input.shape(), filters.shape(), options);
-  return runtime::execute1(OpId::kConv2D, input.dtype(), inputs, 2, conv_output_shape(attrs),
-                           input.dtype(), ops::OpAttrs{attrs});
+  ops::check_same_dtype(opdefs::OpId::kConv2D, inputs, 2);
+  const opdefs::Conv2DAttrs attrs =
+      conv_attrs(opdefs::OpId::kConv2D, input.shape(), filters.shape(), options);
+  return runtime::execute1(opdefs::OpId::kConv2D, input.dtype(), inputs, 2,
+                           conv_output_shape(attrs), input.dtype(), opdefs::OpAttrs{attrs});
 }
 
 // Note [Fused convolutions]
@@ -244,10 +245,10 @@ Tensor conv2d(const Tensor& input, const Tensor& filters, const Conv2DOptions& o
 // TensorFlow's gradients of the three ops compute them.
 Tensor fused_conv2d(const Tensor& input, const Tensor& filters, const Tensor& bias,
                     const Conv2DOptions& options, FusedActivation activation) {
-  constexpr OpId op = OpId::k_FusedConv2D;
+  constexpr opdefs::OpId op = opdefs::OpId::k_FusedConv2D;
   const Tensor inputs[3] = {input, filters, bias};
   ops::check_same_dtype(op, inputs, 3);
-  const ops::Conv2DAttrs conv = conv_attrs(op, input.shape(), filters.shape(), options);
+  const opdefs::Conv2DAttrs conv = conv_attrs(op, input.shape(), filters.shape(), options);
   if (bias.rank() != 1) ops::throw_invalid(op, "Biases must be 1D: " + bias.shape().to_string());
   if (bias.shape()[0] != conv.out_channels) {
     ops::throw_invalid(op,
@@ -255,70 +256,72 @@ Tensor fused_conv2d(const Tensor& input, const Tensor& filters, const Tensor& bi
                                    "input tensor: {} vs. {}",
                                    bias.shape().to_string(), conv_output_shape(conv).to_string()));
   }
-  const ops::FusedConv2DAttrs attrs{conv, activation == FusedActivation::kRelu};
+  const opdefs::FusedConv2DAttrs attrs{conv, activation == FusedActivation::kRelu};
   return runtime::execute1(op, input.dtype(), inputs, 3, conv_output_shape(conv), input.dtype(),
-                           ops::OpAttrs{attrs});
+                           opdefs::OpAttrs{attrs});
 }
 
 Tensor conv2d_backprop_input(const Shape& input_shape, const Tensor& filters,
                              const Tensor& out_backprop, const Conv2DOptions& options) {
   const Tensor inputs[2] = {filters, out_backprop};
-  ops::check_same_dtype(OpId::kConv2DBackpropInput, inputs, 2);
-  const ops::Conv2DAttrs attrs =
-      conv_attrs(OpId::kConv2DBackpropInput, input_shape, filters.shape(), options);
-  check_out_backprop(OpId::kConv2DBackpropInput, attrs, out_backprop.shape());
-  return runtime::execute1(OpId::kConv2DBackpropInput, filters.dtype(), inputs, 2, input_shape,
-                           filters.dtype(), ops::OpAttrs{attrs});
+  ops::check_same_dtype(opdefs::OpId::kConv2DBackpropInput, inputs, 2);
+  const opdefs::Conv2DAttrs attrs =
+      conv_attrs(opdefs::OpId::kConv2DBackpropInput, input_shape, filters.shape(), options);
+  check_out_backprop(opdefs::OpId::kConv2DBackpropInput, attrs, out_backprop.shape());
+  return runtime::execute1(opdefs::OpId::kConv2DBackpropInput, filters.dtype(), inputs, 2,
+                           input_shape, filters.dtype(), opdefs::OpAttrs{attrs});
 }
 
 Tensor conv2d_backprop_filter(const Tensor& input, const Shape& filter_shape,
                               const Tensor& out_backprop, const Conv2DOptions& options) {
   const Tensor inputs[2] = {input, out_backprop};
-  ops::check_same_dtype(OpId::kConv2DBackpropFilter, inputs, 2);
-  const ops::Conv2DAttrs attrs =
-      conv_attrs(OpId::kConv2DBackpropFilter, input.shape(), filter_shape, options);
-  check_out_backprop(OpId::kConv2DBackpropFilter, attrs, out_backprop.shape());
-  return runtime::execute1(OpId::kConv2DBackpropFilter, input.dtype(), inputs, 2, filter_shape,
-                           input.dtype(), ops::OpAttrs{attrs});
+  ops::check_same_dtype(opdefs::OpId::kConv2DBackpropFilter, inputs, 2);
+  const opdefs::Conv2DAttrs attrs =
+      conv_attrs(opdefs::OpId::kConv2DBackpropFilter, input.shape(), filter_shape, options);
+  check_out_backprop(opdefs::OpId::kConv2DBackpropFilter, attrs, out_backprop.shape());
+  return runtime::execute1(opdefs::OpId::kConv2DBackpropFilter, input.dtype(), inputs, 2,
+                           filter_shape, input.dtype(), opdefs::OpAttrs{attrs});
 }
 
 Tensor max_pool2d(const Tensor& input, const Pool2DOptions& options) {
-  ops::check_defined(input, OpId::kMaxPool);
-  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kMaxPool, input.shape(), options);
-  return ops::run_unary(OpId::kMaxPool, input, pool_output_shape(attrs), input.dtype(),
-                        ops::OpAttrs{attrs});
+  ops::check_defined(input, opdefs::OpId::kMaxPool);
+  const opdefs::Pool2DAttrs attrs = pool_attrs(opdefs::OpId::kMaxPool, input.shape(), options);
+  return ops::run_unary(opdefs::OpId::kMaxPool, input, pool_output_shape(attrs), input.dtype(),
+                        opdefs::OpAttrs{attrs});
 }
 
 Tensor avg_pool2d(const Tensor& input, const Pool2DOptions& options) {
-  ops::check_defined(input, OpId::kAvgPool);
-  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kAvgPool, input.shape(), options);
-  return ops::run_unary(OpId::kAvgPool, input, pool_output_shape(attrs), input.dtype(),
-                        ops::OpAttrs{attrs});
+  ops::check_defined(input, opdefs::OpId::kAvgPool);
+  const opdefs::Pool2DAttrs attrs = pool_attrs(opdefs::OpId::kAvgPool, input.shape(), options);
+  return ops::run_unary(opdefs::OpId::kAvgPool, input, pool_output_shape(attrs), input.dtype(),
+                        opdefs::OpAttrs{attrs});
 }
 
 Tensor max_pool_grad(const Tensor& orig_input, const Tensor& orig_output, const Tensor& grad,
                      const Pool2DOptions& options) {
   const Tensor inputs[3] = {orig_input, orig_output, grad};
-  ops::check_same_dtype(OpId::kMaxPoolGrad, inputs, 3);
-  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kMaxPoolGrad, orig_input.shape(), options);
+  ops::check_same_dtype(opdefs::OpId::kMaxPoolGrad, inputs, 3);
+  const opdefs::Pool2DAttrs attrs =
+      pool_attrs(opdefs::OpId::kMaxPoolGrad, orig_input.shape(), options);
   const Shape expected = pool_output_shape(attrs);
   if (orig_output.shape() != expected) {
-    ops::throw_invalid(OpId::kMaxPoolGrad,
+    ops::throw_invalid(opdefs::OpId::kMaxPoolGrad,
                        fmt::format("Expected orig_output shape to be {}, but got {}",
                                    expected.to_string(), orig_output.shape().to_string()));
   }
-  check_pool_grad(OpId::kMaxPoolGrad, attrs, grad);
-  return runtime::execute1(OpId::kMaxPoolGrad, orig_input.dtype(), inputs, 3, orig_input.shape(),
-                           orig_input.dtype(), ops::OpAttrs{attrs});
+  check_pool_grad(opdefs::OpId::kMaxPoolGrad, attrs, grad);
+  return runtime::execute1(opdefs::OpId::kMaxPoolGrad, orig_input.dtype(), inputs, 3,
+                           orig_input.shape(), orig_input.dtype(), opdefs::OpAttrs{attrs});
 }
 
 Tensor avg_pool_grad(const Shape& orig_input_shape, const Tensor& grad,
                      const Pool2DOptions& options) {
-  ops::check_defined(grad, OpId::kAvgPoolGrad);
-  const ops::Pool2DAttrs attrs = pool_attrs(OpId::kAvgPoolGrad, orig_input_shape, options);
-  check_pool_grad(OpId::kAvgPoolGrad, attrs, grad);
-  return ops::run_unary(OpId::kAvgPoolGrad, grad, orig_input_shape, grad.dtype(),
-                        ops::OpAttrs{attrs});
+  ops::check_defined(grad, opdefs::OpId::kAvgPoolGrad);
+  const opdefs::Pool2DAttrs attrs =
+      pool_attrs(opdefs::OpId::kAvgPoolGrad, orig_input_shape, options);
+  check_pool_grad(opdefs::OpId::kAvgPoolGrad, attrs, grad);
+  return ops::run_unary(opdefs::OpId::kAvgPoolGrad, grad, orig_input_shape, grad.dtype(),
+                        opdefs::OpAttrs{attrs});
 }
 
 }  // namespace eagle::nn

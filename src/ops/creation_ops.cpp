@@ -10,14 +10,12 @@
 
 #include "eagle/ops.hpp"
 #include "eagle/random_seed.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/context.hpp"
 
 namespace eagle {
 namespace {
-
-using ops::OpId;
 
 // Note [Constant placement]
 // A constant is data, not an op (SEMANTICS §4): without a scope it lives on CPU:0, where
@@ -97,15 +95,16 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
     for (auto& b : normalized) b = b != 0;
     data = normalized.data();
   }
-  const ops::OpAttrs attrs{ops::ConstAttrs{data}};
+  const opdefs::OpAttrs attrs{opdefs::ConstAttrs{data}};
   const runtime::TensorSpec output{shape, dtype};
-  return runtime::execute1({OpId::kConst, dtype, nullptr, 0, &output, 1, attrs, true});
+  return runtime::execute1({opdefs::OpId::kConst, dtype, nullptr, 0, &output, 1, attrs, true});
 }
 
 Tensor constant(const TensorData& values, const ShapeArg& shape, std::optional<DType> dtype) {
   if (dtype && static_cast<int>(*dtype) >= kNumDTypes) {
-    ops::throw_invalid(OpId::kConst, fmt::format("DType value {} is not a valid eagle::DType",
-                                                 static_cast<int>(*dtype)));
+    ops::throw_invalid(
+        opdefs::OpId::kConst,
+        fmt::format("DType value {} is not a valid eagle::DType", static_cast<int>(*dtype)));
   }
   const Shape inferred = values.shape();  // checks the nesting before the dtype
   const DType d = dtype ? *dtype : values.inferred_dtype();
@@ -114,32 +113,34 @@ Tensor constant(const TensorData& values, const ShapeArg& shape, std::optional<D
 }
 
 Tensor scalar_like(const Tensor& like, double value) {
-  ops::check_defined(like, OpId::kConst);
+  ops::check_defined(like, opdefs::OpId::kConst);
   const DType d = like.dtype();
   return constant_from_buffer(encode(&value, 1, d).data(), 1, d, Shape{});
 }
 
 Tensor fill(const Shape& shape, double value, DType dtype) {
-  return runtime::execute1(OpId::kFill, dtype, nullptr, 0, shape, dtype,
-                           ops::OpAttrs{ops::FillAttrs{value}});
+  return runtime::execute1(opdefs::OpId::kFill, dtype, nullptr, 0, shape, dtype,
+                           opdefs::OpAttrs{opdefs::FillAttrs{value}});
 }
 Tensor zeros(const Shape& shape, DType dtype) { return fill(shape, 0, dtype); }
 Tensor ones(const Shape& shape, DType dtype) { return fill(shape, 1, dtype); }
 
 Tensor range(double start, double limit, double delta, DType dtype) {
-  if (delta == 0) ops::throw_invalid(OpId::kRange, fmt::format("Requires delta != 0: {}", delta));
+  if (delta == 0)
+    ops::throw_invalid(opdefs::OpId::kRange, fmt::format("Requires delta != 0: {}", delta));
   if ((delta > 0 && start > limit) || (delta < 0 && start < limit)) {
-    ops::throw_invalid(OpId::kRange,
+    ops::throw_invalid(opdefs::OpId::kRange,
                        fmt::format("Requires start {} limit when delta {} 0: {}/{}",
                                    delta > 0 ? "<=" : ">=", delta > 0 ? ">" : "<", start, limit));
   }
   const double count = std::ceil(std::fabs((limit - start) / delta));
   if (!std::isfinite(count) || count > 9e15) {
-    ops::throw_invalid(OpId::kRange, fmt::format("Range of {} elements is too large", count));
+    ops::throw_invalid(opdefs::OpId::kRange,
+                       fmt::format("Range of {} elements is too large", count));
   }
-  const ops::OpAttrs attrs{ops::RangeAttrs{start, delta}};
+  const opdefs::OpAttrs attrs{opdefs::RangeAttrs{start, delta}};
   const Shape shape{static_cast<std::int64_t>(count)};
-  return runtime::execute1(OpId::kRange, dtype, nullptr, 0, shape, dtype, attrs);
+  return runtime::execute1(opdefs::OpId::kRange, dtype, nullptr, 0, shape, dtype, attrs);
 }
 Tensor range(int limit) { return range(0, limit, 1, DType::kInt32); }
 Tensor range(int start, int limit, int delta) { return range(start, limit, delta, DType::kInt32); }
@@ -152,51 +153,53 @@ Tensor random_uniform(const Shape& shape, double minval, double maxval, DType dt
     for (const double bound : {minval, maxval}) {
       if (std::isfinite(bound) && bound != std::trunc(bound)) {
         ops::throw_invalid(
-            OpId::kRandomUniform,
+            opdefs::OpId::kRandomUniform,
             fmt::format("Cannot convert {} to EagerTensor of dtype {}", bound, dtype_name(dtype)));
       }
     }
     if (!(minval < maxval)) {
-      ops::throw_invalid(OpId::kRandomUniform,
+      ops::throw_invalid(opdefs::OpId::kRandomUniform,
                          fmt::format("Need minval < maxval: {} >= {}", minval, maxval));
     }
     const double limit = dtype == DType::kInt32 ? 2147483648.0 : 9223372036854775808.0;
     // maxval is exclusive but still a value of the dtype: 2^63 would overflow the kernels' int64.
     if (minval < -limit || maxval >= limit) {
-      ops::throw_invalid(OpId::kRandomUniform,
+      ops::throw_invalid(opdefs::OpId::kRandomUniform,
                          fmt::format("minval {} and maxval {} must lie within the range of {}",
                                      minval, maxval, dtype_name(dtype)));
     }
   }
-  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), minval, maxval}};
-  return runtime::execute1(OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, attrs);
+  const opdefs::OpAttrs attrs{opdefs::RandomAttrs{random::get_seed(seed), minval, maxval}};
+  return runtime::execute1(opdefs::OpId::kRandomUniform, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor random_normal(const Shape& shape, double mean, double stddev, DType dtype,
                      std::optional<std::uint64_t> seed) {
-  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), mean, stddev}};
-  return runtime::execute1(OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype, attrs);
+  const opdefs::OpAttrs attrs{opdefs::RandomAttrs{random::get_seed(seed), mean, stddev}};
+  return runtime::execute1(opdefs::OpId::kRandomStandardNormal, dtype, nullptr, 0, shape, dtype,
+                           attrs);
 }
 
 Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype,
                         std::optional<std::uint64_t> seed) {
-  const ops::OpAttrs attrs{ops::RandomAttrs{random::get_seed(seed), mean, stddev}};
-  return runtime::execute1(OpId::kTruncatedNormal, dtype, nullptr, 0, shape, dtype, attrs);
+  const opdefs::OpAttrs attrs{opdefs::RandomAttrs{random::get_seed(seed), mean, stddev}};
+  return runtime::execute1(opdefs::OpId::kTruncatedNormal, dtype, nullptr, 0, shape, dtype, attrs);
 }
 
 Tensor identity(const Tensor& x) {
-  ops::check_defined(x, OpId::kIdentity);
-  return ops::run_unary(OpId::kIdentity, x, x.shape(), x.dtype());
+  ops::check_defined(x, opdefs::OpId::kIdentity);
+  return ops::run_unary(opdefs::OpId::kIdentity, x, x.shape(), x.dtype());
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
-  ops::check_defined(x, OpId::kCast);
+  ops::check_defined(x, opdefs::OpId::kCast);
   if (static_cast<int>(dtype) >= kNumDTypes) {
-    ops::throw_invalid(OpId::kCast, fmt::format("DType value {} is not a valid eagle::DType",
-                                                static_cast<int>(dtype)));
+    ops::throw_invalid(
+        opdefs::OpId::kCast,
+        fmt::format("DType value {} is not a valid eagle::DType", static_cast<int>(dtype)));
   }
   if (x.dtype() == dtype) return x;  // as tf.cast: nothing to do, no op runs
-  return ops::run_unary(OpId::kCast, x, x.shape(), dtype);
+  return ops::run_unary(opdefs::OpId::kCast, x, x.shape(), dtype);
 }
 
 }  // namespace eagle

@@ -4,18 +4,16 @@
 #include <fmt/format.h>
 
 #include "eagle/debugging.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/flags.hpp"
 
 namespace eagle::debugging {
 
-using ops::OpId;
-
 Tensor check_numerics(const Tensor& tensor, std::string_view message) {
-  ops::check_defined(tensor, OpId::kCheckNumerics);
-  return ops::run_unary(OpId::kCheckNumerics, tensor, tensor.shape(), tensor.dtype(),
-                        ops::OpAttrs{ops::CheckNumericsAttrs{std::string(message)}});
+  ops::check_defined(tensor, opdefs::OpId::kCheckNumerics);
+  return ops::run_unary(opdefs::OpId::kCheckNumerics, tensor, tensor.shape(), tensor.dtype(),
+                        opdefs::OpAttrs{opdefs::CheckNumericsAttrs{std::string(message)}});
 }
 
 void enable_check_numerics() { runtime::g_check_numerics.store(true); }

@@ -11,12 +11,10 @@
 #include <fmt/format.h>
 
 #include "eagle/ops.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle {
-
-using ops::OpId;
 
 namespace {
 
@@ -87,7 +85,9 @@ Subscripts parse_equation(const std::string& equation, std::size_t num_inputs) {
   return s;
 }
 
-[[noreturn]] void fail(const std::string& message) { ops::throw_invalid(OpId::kEinsum, message); }
+[[noreturn]] void fail(const std::string& message) {
+  ops::throw_invalid(opdefs::OpId::kEinsum, message);
+}
 
 // TensorFlow's EinsumDimensionType.
 enum Type { kBroadcasting = 0, kBatch = 1, kFree = 2, kContract = 3, kReduce = 4 };
@@ -107,7 +107,7 @@ std::vector<std::int64_t> row_major_strides(const Shape& s) {
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
   const Subscripts subs = parse_equation(equation, inputs.size());
   const int num_inputs = static_cast<int>(inputs.size());
-  ops::check_same_dtype(OpId::kEinsum, inputs.data(), num_inputs);
+  ops::check_same_dtype(opdefs::OpId::kEinsum, inputs.data(), num_inputs);
   if (num_inputs > 2) {
     fail(fmt::format("eagle's einsum takes one or two operands, got {} (contract them pairwise)",
                      num_inputs));
@@ -265,7 +265,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
   // A strided view of operand i over `order` (labels), repeated labels folded into diagonals.
   const auto view = [&](int i, const std::vector<int>& order, const std::vector<int>& reduce) {
     const std::vector<std::int64_t> strides = row_major_strides(inputs[i].shape());
-    ops::EinsumOperand v;
+    opdefs::EinsumOperand v;
     const auto add = [&](int label) {
       std::int64_t stride = 0, dim = 1;
       for (std::size_t a = 0; a < axis_label[i].size(); ++a) {
@@ -299,7 +299,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
     return p;
   };
 
-  ops::EinsumAttrs attrs;
+  opdefs::EinsumAttrs attrs;
   attrs.equation = equation;
   attrs.input_subscripts = subs.inputs;
   attrs.output_subscripts = subs.output;
@@ -330,7 +330,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
       const std::vector<int> swapped =
           i == 0 ? cat({&bl[i], &batch, &contract, &f}) : cat({&bl[i], &batch, &f, &contract});
       const std::vector<int> reduce = labels_of(i, kReduce);
-      ops::EinsumOperand v = view(i, plain, reduce);
+      opdefs::EinsumOperand v = view(i, plain, reduce);
       if (v.copy && reduce.empty() && swapped == axis_label[i]) {
         v = view(i, swapped, reduce);
         transpose[i] = true;
@@ -368,8 +368,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& inputs) {
     }
     attrs.out_copy = out_labels != product;
   }
-  return runtime::execute1(OpId::kEinsum, inputs[0].dtype(), inputs.data(), num_inputs, out_shape,
-                           inputs[0].dtype(), ops::OpAttrs{std::move(attrs)});
+  return runtime::execute1(opdefs::OpId::kEinsum, inputs[0].dtype(), inputs.data(), num_inputs,
+                           out_shape, inputs[0].dtype(), opdefs::OpAttrs{std::move(attrs)});
 }
 
 }  // namespace eagle

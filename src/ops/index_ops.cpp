@@ -9,19 +9,17 @@
 #include <fmt/format.h>
 
 #include "eagle/ops.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle {
-
-using ops::OpId;
 
 namespace {
 
 bool is_index_dtype(DType d) { return d == DType::kInt32 || d == DType::kInt64; }
 
 // Indices must be int32 or int64 (TensorFlow also has int16, which eagle does not).
-void check_index_dtype(OpId op, const Tensor& indices) {
+void check_index_dtype(opdefs::OpId op, const Tensor& indices) {
   if (!is_index_dtype(indices.dtype())) {
     ops::throw_invalid(op, fmt::format("Value for attr 'Tindices' of {} is not in the list of "
                                        "allowed values: int32, int64",
@@ -39,41 +37,43 @@ std::int64_t product(const Shape& s, int from, int to) {
 
 Tensor gather(const Tensor& params, const Tensor& indices, std::optional<int> axis_arg,
               int batch_dims) {
-  ops::check_defined(params, OpId::kGatherV2, 0);
-  ops::check_defined(indices, OpId::kGatherV2, 1);
-  check_index_dtype(OpId::kGatherV2, indices);
+  ops::check_defined(params, opdefs::OpId::kGatherV2, 0);
+  ops::check_defined(indices, opdefs::OpId::kGatherV2, 1);
+  check_index_dtype(opdefs::OpId::kGatherV2, indices);
   // tf.gather: axis defaults to batch_dims, and an axis of exactly 0 takes the path that drops
   // batch_dims (params.sparse_read, then GatherV2 without it).
   int axis = axis_arg.value_or(batch_dims);
   if (axis == 0) batch_dims = 0;
   const Shape& p = params.shape();
   const Shape& ind = indices.shape();
-  if (p.rank() < 1) ops::throw_invalid(OpId::kGatherV2, "params must be at least 1 dimensional");
+  if (p.rank() < 1)
+    ops::throw_invalid(opdefs::OpId::kGatherV2, "params must be at least 1 dimensional");
   if (axis < -p.rank() || axis >= p.rank()) {
-    ops::throw_invalid(OpId::kGatherV2, fmt::format("Shape must be at least rank {} but is rank {}",
-                                                    axis < 0 ? -axis : axis + 1, p.rank()));
+    ops::throw_invalid(opdefs::OpId::kGatherV2,
+                       fmt::format("Shape must be at least rank {} but is rank {}",
+                                   axis < 0 ? -axis : axis + 1, p.rank()));
   }
   if (axis < 0) axis += p.rank();
   if (batch_dims != 0) {
     if (batch_dims < -ind.rank() || batch_dims > ind.rank()) {
-      ops::throw_invalid(OpId::kGatherV2,
+      ops::throw_invalid(opdefs::OpId::kGatherV2,
                          fmt::format("Expected batch_dims in the range [{}, {}], but got {}",
                                      -ind.rank(), ind.rank(), batch_dims));
     }
     if (batch_dims < 0) batch_dims += ind.rank();
     if (batch_dims >= p.rank()) {
-      ops::throw_invalid(OpId::kGatherV2,
+      ops::throw_invalid(opdefs::OpId::kGatherV2,
                          fmt::format("batch_dims ({}) must be less than rank(params) ({}).",
                                      batch_dims, p.rank()));
     }
     if (axis < batch_dims) {
-      ops::throw_invalid(OpId::kGatherV2,
+      ops::throw_invalid(opdefs::OpId::kGatherV2,
                          fmt::format("batch_dims ({}) must be less than or equal to axis ({}).",
                                      batch_dims, axis));
     }
     for (int i = 0; i < batch_dims; ++i) {
       if (p[i] != ind[i]) {
-        ops::throw_invalid(OpId::kGatherV2,
+        ops::throw_invalid(opdefs::OpId::kGatherV2,
                            fmt::format("params.shape[{}]: {} should be equal to indices.shape[{}]: "
                                        "{}",
                                        i, p[i], i, ind[i]));
@@ -84,21 +84,21 @@ Tensor gather(const Tensor& params, const Tensor& indices, std::optional<int> ax
   for (int i = 0; i < axis; ++i) out.push_back(p[i]);
   for (int i = batch_dims; i < ind.rank(); ++i) {
     if (out.rank() == Shape::kMaxRank) {
-      ops::throw_invalid(OpId::kGatherV2,
+      ops::throw_invalid(opdefs::OpId::kGatherV2,
                          fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
     }
     out.push_back(ind[i]);
   }
   for (int i = axis + 1; i < p.rank(); ++i) {
     if (out.rank() == Shape::kMaxRank) {
-      ops::throw_invalid(OpId::kGatherV2,
+      ops::throw_invalid(opdefs::OpId::kGatherV2,
                          fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
     }
     out.push_back(p[i]);
   }
   const Tensor inputs[2] = {params, indices};
-  return runtime::execute1(OpId::kGatherV2, params.dtype(), inputs, 2, out, params.dtype(),
-                           ops::OpAttrs{ops::GatherAttrs{axis, batch_dims}});
+  return runtime::execute1(opdefs::OpId::kGatherV2, params.dtype(), inputs, 2, out, params.dtype(),
+                           opdefs::OpAttrs{opdefs::GatherAttrs{axis, batch_dims}});
 }
 
 // Note [gather_nd batches]
@@ -109,9 +109,9 @@ Tensor gather(const Tensor& params, const Tensor& indices, std::optional<int> ax
 // reports: its Reshape's error when the batch sizes differ, and an out-of-range index in the
 // flattened terms ("indices[1] = [1, 3] does not index into param shape [2,3]").
 Tensor gather_nd(const Tensor& params, const Tensor& indices, int batch_dims) {
-  ops::check_defined(params, OpId::kGatherNd, 0);
-  ops::check_defined(indices, OpId::kGatherNd, 1);
-  check_index_dtype(OpId::kGatherNd, indices);
+  ops::check_defined(params, opdefs::OpId::kGatherNd, 0);
+  ops::check_defined(indices, opdefs::OpId::kGatherNd, 1);
+  check_index_dtype(opdefs::OpId::kGatherNd, indices);
   const Shape& p = params.shape();
   const Shape& ind = indices.shape();
   if (batch_dims < 0)
@@ -136,11 +136,12 @@ Tensor gather_nd(const Tensor& params, const Tensor& indices, int batch_dims) {
                       ind.num_elements(), requested));
     }
   }
-  if (p.rank() < 1) ops::throw_invalid(OpId::kGatherNd, "params must be at least a vector");
-  if (ind.rank() < 1) ops::throw_invalid(OpId::kGatherNd, "indices must be at least a vector");
+  if (p.rank() < 1) ops::throw_invalid(opdefs::OpId::kGatherNd, "params must be at least a vector");
+  if (ind.rank() < 1)
+    ops::throw_invalid(opdefs::OpId::kGatherNd, "indices must be at least a vector");
   const std::int64_t depth = ind[ind.rank() - 1];
   if (depth > p.rank() - batch_dims) {
-    ops::throw_invalid(OpId::kGatherNd,
+    ops::throw_invalid(opdefs::OpId::kGatherNd,
                        fmt::format("index innermost dimension length must be <= params rank; "
                                    "saw: {} vs. {}",
                                    depth + (batch_dims > 0 ? 1 : 0),
@@ -152,20 +153,20 @@ Tensor gather_nd(const Tensor& params, const Tensor& indices, int batch_dims) {
   for (int i = batch_dims; i < ind.rank() - 1; ++i) out.push_back(ind[i]);
   for (int i = batch_dims + static_cast<int>(depth); i < p.rank(); ++i) {
     if (out.rank() == Shape::kMaxRank) {
-      ops::throw_invalid(OpId::kGatherNd,
+      ops::throw_invalid(opdefs::OpId::kGatherNd,
                          fmt::format("Shape rank exceeds the maximum of {}", Shape::kMaxRank));
     }
     out.push_back(p[i]);
   }
   if (out.num_elements() > 0 && p.num_elements() == 0) {
-    ops::throw_invalid(OpId::kGatherNd,
+    ops::throw_invalid(opdefs::OpId::kGatherNd,
                        fmt::format("Requested more than 0 entries, but params is empty.  Params "
                                    "shape: {}",
                                    p.to_string()));
   }
   const Tensor inputs[2] = {params, indices};
-  return runtime::execute1(OpId::kGatherNd, params.dtype(), inputs, 2, out, params.dtype(),
-                           ops::OpAttrs{ops::GatherNdAttrs{batch_dims}});
+  return runtime::execute1(opdefs::OpId::kGatherNd, params.dtype(), inputs, 2, out, params.dtype(),
+                           opdefs::OpAttrs{opdefs::GatherNdAttrs{batch_dims}});
 }
 
 namespace {
@@ -190,19 +191,19 @@ std::int64_t count_nonzero(const Tensor& condition) {
 }  // namespace
 
 Tensor where(const Tensor& condition) {
-  ops::check_defined(condition, OpId::kWhere);
+  ops::check_defined(condition, opdefs::OpId::kWhere);
   if (condition.rank() == 0) {
-    ops::throw_invalid(OpId::kWhere, "WhereOp : Unhandled input dimensions: 0");
+    ops::throw_invalid(opdefs::OpId::kWhere, "WhereOp : Unhandled input dimensions: 0");
   }
   const Shape out{count_nonzero(condition), condition.rank()};
-  return ops::run_unary(OpId::kWhere, condition, out, DType::kInt64);
+  return ops::run_unary(opdefs::OpId::kWhere, condition, out, DType::kInt64);
 }
 
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   const Tensor inputs[3] = {condition, x, y};
-  for (int i = 0; i < 3; ++i) ops::check_defined(inputs[i], OpId::kSelectV2, i);
+  for (int i = 0; i < 3; ++i) ops::check_defined(inputs[i], opdefs::OpId::kSelectV2, i);
   const auto dtype_error = [](int i, DType want, DType got) {
-    ops::throw_invalid(OpId::kSelectV2,
+    ops::throw_invalid(opdefs::OpId::kSelectV2,
                        fmt::format("cannot compute SelectV2 as input #{}(zero-based) was expected "
                                    "to be a {} tensor but is a {} tensor",
                                    i, dtype_runtime_name(want), dtype_runtime_name(got)));
@@ -224,11 +225,11 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   Shape xy, out;
   if (!broadcast(x.shape(), y.shape(), xy) || !broadcast(condition.shape(), xy, out)) {
     ops::throw_invalid(
-        OpId::kSelectV2,
+        opdefs::OpId::kSelectV2,
         fmt::format("condition {}, then {}, and else {} must be broadcastable",
                     condition.shape().to_string(), x.shape().to_string(), y.shape().to_string()));
   }
-  return runtime::execute1(OpId::kSelectV2, x.dtype(), inputs, 3, out, x.dtype());
+  return runtime::execute1(opdefs::OpId::kSelectV2, x.dtype(), inputs, 3, out, x.dtype());
 }
 
 namespace {
@@ -242,8 +243,8 @@ std::string python_shape(const std::vector<std::int64_t>& dims) {
 }  // namespace
 
 Tensor boolean_mask(const Tensor& tensor, const Tensor& mask, int axis) {
-  ops::check_defined(tensor, OpId::kGatherV2, 0);
-  ops::check_defined(mask, OpId::kWhere, 0);
+  ops::check_defined(tensor, opdefs::OpId::kGatherV2, 0);
+  ops::check_defined(mask, opdefs::OpId::kWhere, 0);
   const Shape& s = tensor.shape();
   const int n = mask.rank();
   if (n == 0) throw InvalidArgumentError("mask cannot be scalar.");
@@ -278,12 +279,12 @@ namespace {
 // wrote, with one ellipsis) is made dense (one entry per input dimension), each range is made
 // canonical, and the final shape drops shrunk dimensions and adds new ones.
 struct DenseSlice {
-  ops::StridedSliceAttrs attrs;
+  opdefs::StridedSliceAttrs attrs;
   Shape final_shape;
 };
 
-DenseSlice validate_strided_slice(const Shape& in, ops::StridedSliceAttrs a) {
-  const OpId op = OpId::kStridedSlice;
+DenseSlice validate_strided_slice(const Shape& in, opdefs::StridedSliceAttrs a) {
+  const opdefs::OpId op = opdefs::OpId::kStridedSlice;
   if (a.begin.size() != a.end.size() || a.begin.size() != a.strides.size()) {
     ops::throw_invalid(op, fmt::format("Expected begin, end, and strides to be 1D equal size "
                                        "tensors, but got shapes [{}], [{}], and [{}] instead.",
@@ -401,20 +402,20 @@ Tensor strided_slice(const Tensor& x, const std::vector<std::int64_t>& begin,
                      const std::vector<std::int64_t>& end, const std::vector<std::int64_t>& strides,
                      int begin_mask, int end_mask, int ellipsis_mask, int new_axis_mask,
                      int shrink_axis_mask) {
-  ops::check_defined(x, OpId::kStridedSlice);
-  DenseSlice dense = validate_strided_slice(x.shape(), ops::StridedSliceAttrs{begin,
-                                                                              end,
-                                                                              strides,
-                                                                              begin_mask,
-                                                                              end_mask,
-                                                                              ellipsis_mask,
-                                                                              new_axis_mask,
-                                                                              shrink_axis_mask,
-                                                                              {},
-                                                                              {},
-                                                                              {}});
-  return ops::run_unary(OpId::kStridedSlice, x, dense.final_shape, x.dtype(),
-                        ops::OpAttrs{std::move(dense.attrs)});
+  ops::check_defined(x, opdefs::OpId::kStridedSlice);
+  DenseSlice dense = validate_strided_slice(x.shape(), opdefs::StridedSliceAttrs{begin,
+                                                                                 end,
+                                                                                 strides,
+                                                                                 begin_mask,
+                                                                                 end_mask,
+                                                                                 ellipsis_mask,
+                                                                                 new_axis_mask,
+                                                                                 shrink_axis_mask,
+                                                                                 {},
+                                                                                 {},
+                                                                                 {}});
+  return ops::run_unary(opdefs::OpId::kStridedSlice, x, dense.final_shape, x.dtype(),
+                        opdefs::OpAttrs{std::move(dense.attrs)});
 }
 
 }  // namespace eagle

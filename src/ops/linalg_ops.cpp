@@ -2,18 +2,16 @@
 #include <fmt/format.h>
 
 #include "eagle/ops.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle {
-
-using ops::OpId;
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
   const Shape& sa = a.defined() ? a.shape() : Shape{};
   const Shape& sb = b.defined() ? b.shape() : Shape{};
   const bool batched = sa.rank() > 2 || sb.rank() > 2;
-  const OpId op = batched ? OpId::kBatchMatMulV2 : OpId::kMatMul;
+  const opdefs::OpId op = batched ? opdefs::OpId::kBatchMatMulV2 : opdefs::OpId::kMatMul;
   const Tensor inputs[2] = {a, b};
   ops::check_same_dtype(op, inputs, 2);
   for (int i = 0; i < 2; ++i) {
@@ -53,37 +51,38 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   out.push_back(m);
   out.push_back(n);
   return runtime::execute1(op, a.dtype(), inputs, 2, out, a.dtype(),
-                           ops::OpAttrs{ops::MatMulAttrs{transpose_a, transpose_b}});
+                           opdefs::OpAttrs{opdefs::MatMulAttrs{transpose_a, transpose_b}});
 }
 
 Tensor add_n(const std::vector<Tensor>& inputs) {
   if (inputs.empty()) {
-    ops::throw_invalid(OpId::kAddN,
+    ops::throw_invalid(opdefs::OpId::kAddN,
                        "List argument 'inputs' to 'AddN' Op with length 0 shorter "
                        "than minimum length 1");
   }
   const int n = static_cast<int>(inputs.size());
-  ops::check_same_dtype(OpId::kAddN, inputs.data(), n);
+  ops::check_same_dtype(opdefs::OpId::kAddN, inputs.data(), n);
   for (int i = 1; i < n; ++i) {
     if (inputs[i].shape() != inputs[0].shape()) {
       ops::throw_invalid(
-          OpId::kAddN,
+          opdefs::OpId::kAddN,
           fmt::format("Shapes of all inputs must match: values[0].shape = {} != "
                       "values[{}].shape = {}",
                       inputs[0].shape().to_string(), i, inputs[i].shape().to_string()));
     }
   }
-  return runtime::execute1(OpId::kAddN, inputs[0].dtype(), inputs.data(), n, inputs[0].shape(),
-                           inputs[0].dtype());
+  return runtime::execute1(opdefs::OpId::kAddN, inputs[0].dtype(), inputs.data(), n,
+                           inputs[0].shape(), inputs[0].dtype());
 }
 
 Tensor softmax(const Tensor& logits) {
-  ops::check_defined(logits, OpId::kSoftmax);
+  ops::check_defined(logits, opdefs::OpId::kSoftmax);
   if (logits.rank() < 1) {
-    ops::throw_invalid(OpId::kSoftmax, fmt::format("logits must have >= 1 dimension, got shape {}",
-                                                   logits.shape().to_string()));
+    ops::throw_invalid(
+        opdefs::OpId::kSoftmax,
+        fmt::format("logits must have >= 1 dimension, got shape {}", logits.shape().to_string()));
   }
-  return ops::run_unary(OpId::kSoftmax, logits, logits.shape(), logits.dtype());
+  return ops::run_unary(opdefs::OpId::kSoftmax, logits, logits.shape(), logits.dtype());
 }
 
 }  // namespace eagle

@@ -11,13 +11,11 @@
 #include "eagle/ops/nn_activations.hpp"
 #include "eagle/ops/nn_losses.hpp"
 #include "eagle/ops/nn_normalization.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle::nn {
 namespace {
-
-using ops::OpId;
 
 // A shape as Python prints a TensorShape's tuple in TensorFlow's ValueErrors: (2, 3), (3,), ().
 std::string python_shape(const Shape& s) {
@@ -26,7 +24,7 @@ std::string python_shape(const Shape& s) {
   return out + (s.rank() == 1 ? ",)" : ")");
 }
 
-Tensor unary(OpId op, const Tensor& x, const ops::OpAttrs& attrs = runtime::no_attrs()) {
+Tensor unary(opdefs::OpId op, const Tensor& x, const opdefs::OpAttrs& attrs = runtime::no_attrs()) {
   ops::check_defined(x, op);
   return ops::run_unary(op, x, x.shape(), x.dtype(), attrs);
 }
@@ -54,21 +52,21 @@ std::string python_float(double v) {
 
 }  // namespace
 
-Tensor relu6(const Tensor& features) { return unary(OpId::kRelu6, features); }
+Tensor relu6(const Tensor& features) { return unary(opdefs::OpId::kRelu6, features); }
 
 Tensor leaky_relu(const Tensor& features, double alpha) {
-  ops::check_defined(features, OpId::kLeakyRelu);
+  ops::check_defined(features, opdefs::OpId::kLeakyRelu);
   const Tensor x = is_integer(features.dtype()) ? cast(features, DType::kFloat32) : features;
-  return unary(OpId::kLeakyRelu, x, ops::OpAttrs{ops::LeakyReluAttrs{alpha}});
+  return unary(opdefs::OpId::kLeakyRelu, x, opdefs::OpAttrs{opdefs::LeakyReluAttrs{alpha}});
 }
 
-Tensor elu(const Tensor& features) { return unary(OpId::kElu, features); }
-Tensor selu(const Tensor& features) { return unary(OpId::kSelu, features); }
-Tensor softplus(const Tensor& features) { return unary(OpId::kSoftplus, features); }
-Tensor softsign(const Tensor& features) { return unary(OpId::kSoftsign, features); }
+Tensor elu(const Tensor& features) { return unary(opdefs::OpId::kElu, features); }
+Tensor selu(const Tensor& features) { return unary(opdefs::OpId::kSelu, features); }
+Tensor softplus(const Tensor& features) { return unary(opdefs::OpId::kSoftplus, features); }
+Tensor softsign(const Tensor& features) { return unary(opdefs::OpId::kSoftsign, features); }
 
 Tensor gelu(const Tensor& features, bool approximate) {
-  ops::check_defined(features, OpId::kMul);
+  ops::check_defined(features, opdefs::OpId::kMul);
   if (!is_floating(features.dtype())) {
     throw InvalidArgumentError(fmt::format(
         "`features.dtype` must be a floating point tensor.Received:features.dtype=<dtype: '{}'>",
@@ -83,52 +81,55 @@ Tensor gelu(const Tensor& features, bool approximate) {
     return multiply(half_x, add(scalar_like(x, 1), t));
   }
   const Tensor scaled = multiply(negative(x), scalar_like(x, 0.7071067811865476));
-  ops::check_defined(scaled, OpId::kErfc);
-  return multiply(half_x, ops::run_unary(OpId::kErfc, scaled, scaled.shape(), scaled.dtype()));
+  ops::check_defined(scaled, opdefs::OpId::kErfc);
+  return multiply(half_x,
+                  ops::run_unary(opdefs::OpId::kErfc, scaled, scaled.shape(), scaled.dtype()));
 }
 
 Tensor silu(const Tensor& features, double beta) {
-  ops::check_defined(features, OpId::kMul);
+  ops::check_defined(features, opdefs::OpId::kMul);
   const Tensor s = sigmoid(multiply(scalar_like(features, beta), features));
   return identity(multiply(features, s));
 }
 Tensor swish(const Tensor& features, double beta) { return silu(features, beta); }
 
 Tensor log_softmax(const Tensor& logits, int axis) {
-  ops::check_defined(logits, OpId::kLogSoftmax);
+  ops::check_defined(logits, opdefs::OpId::kLogSoftmax);
   if (logits.rank() < 1) {
-    ops::throw_invalid(OpId::kLogSoftmax, fmt::format("logits must have >= 1 dimension, got {}",
-                                                      logits.shape().to_string()));
+    ops::throw_invalid(
+        opdefs::OpId::kLogSoftmax,
+        fmt::format("logits must have >= 1 dimension, got {}", logits.shape().to_string()));
   }
-  const int a = ops::normalize_axis(OpId::kLogSoftmax, axis, logits.rank());
-  if (a == logits.rank() - 1) return unary(OpId::kLogSoftmax, logits);
-  return swap_with_last(unary(OpId::kLogSoftmax, swap_with_last(logits, a)), a);
+  const int a = ops::normalize_axis(opdefs::OpId::kLogSoftmax, axis, logits.rank());
+  if (a == logits.rank() - 1) return unary(opdefs::OpId::kLogSoftmax, logits);
+  return swap_with_last(unary(opdefs::OpId::kLogSoftmax, swap_with_last(logits, a)), a);
 }
 
 Tensor bias_add(const Tensor& value, const Tensor& bias) {
   const Tensor inputs[2] = {value, bias};
-  ops::check_defined(value, OpId::kBiasAdd, 0);
-  ops::check_defined(bias, OpId::kBiasAdd, 1);
-  ops::check_same_dtype(OpId::kBiasAdd, inputs, 2);
+  ops::check_defined(value, opdefs::OpId::kBiasAdd, 0);
+  ops::check_defined(bias, opdefs::OpId::kBiasAdd, 1);
+  ops::check_same_dtype(opdefs::OpId::kBiasAdd, inputs, 2);
   if (value.rank() < 2) {
-    ops::throw_invalid(OpId::kBiasAdd,
+    ops::throw_invalid(opdefs::OpId::kBiasAdd,
                        "Input tensor must be at least 2D: " + value.shape().to_string());
   }
   if (bias.rank() != 1) {
-    ops::throw_invalid(OpId::kBiasAdd, "Biases must be 1D: " + bias.shape().to_string());
+    ops::throw_invalid(opdefs::OpId::kBiasAdd, "Biases must be 1D: " + bias.shape().to_string());
   }
   if (bias.shape()[0] != value.shape()[value.rank() - 1]) {
-    ops::throw_invalid(OpId::kBiasAdd,
+    ops::throw_invalid(opdefs::OpId::kBiasAdd,
                        fmt::format("Must provide as many biases as the last dimension of the "
                                    "input tensor: {} vs. {}",
                                    bias.shape().to_string(), value.shape().to_string()));
   }
-  return runtime::execute1(OpId::kBiasAdd, value.dtype(), inputs, 2, value.shape(), value.dtype());
+  return runtime::execute1(opdefs::OpId::kBiasAdd, value.dtype(), inputs, 2, value.shape(),
+                           value.dtype());
 }
 
 Tensor dropout(const Tensor& x, double rate, const std::optional<Shape>& noise_shape,
                std::optional<std::uint64_t> seed) {
-  ops::check_defined(x, OpId::kMul);
+  ops::check_defined(x, opdefs::OpId::kMul);
   if (!(rate >= 0 && rate < 1)) {
     throw InvalidArgumentError(fmt::format(
         "`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={}",
@@ -149,11 +150,11 @@ Tensor dropout(const Tensor& x, double rate, const std::optional<Shape>& noise_s
 // ---- Losses ------------------------------------------------------------------------------------
 
 Tensor softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits) {
-  constexpr OpId kOp = OpId::kSoftmaxCrossEntropyWithLogits;
+  constexpr opdefs::OpId kOp = opdefs::OpId::kSoftmaxCrossEntropyWithLogits;
   ops::check_defined(logits, kOp, 0);
   ops::check_defined(labels, kOp, 1);
   if (logits.rank() == 0) {  // TensorFlow's flattening slices the shape's last entry
-    ops::throw_invalid(OpId::kSlice,
+    ops::throw_invalid(opdefs::OpId::kSlice,
                        "Expected begin[0] == 0 (got -1) and size[0] == 0 (got 1) when "
                        "input.dim_size(0) == 0");
   }
@@ -196,7 +197,7 @@ Tensor softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& log
 }
 
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits) {
-  constexpr OpId kOp = OpId::kSparseSoftmaxCrossEntropyWithLogits;
+  constexpr opdefs::OpId kOp = opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits;
   ops::check_defined(logits, kOp, 0);
   ops::check_defined(labels, kOp, 1);
   const Shape& shape = logits.shape();
@@ -241,13 +242,13 @@ Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tens
 }
 
 Tensor l2_loss(const Tensor& t) {
-  ops::check_defined(t, OpId::kL2Loss);
-  return ops::run_unary(OpId::kL2Loss, t, Shape{}, t.dtype());
+  ops::check_defined(t, opdefs::OpId::kL2Loss);
+  return ops::run_unary(opdefs::OpId::kL2Loss, t, Shape{}, t.dtype());
 }
 
 Tensor one_hot(const Tensor& indices, std::int64_t depth, double on_value, double off_value,
                int axis, DType dtype) {
-  constexpr OpId kOp = OpId::kOneHot;
+  constexpr opdefs::OpId kOp = opdefs::OpId::kOneHot;
   ops::check_defined(indices, kOp);
   if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) {
     ops::throw_invalid(kOp, fmt::format("Value for attr 'TI' of {} is not in the list of allowed "
@@ -267,16 +268,17 @@ Tensor one_hot(const Tensor& indices, std::int64_t depth, double on_value, doubl
   Shape out;
   for (int i = 0, j = 0; i < rank; ++i) out.push_back(i == a ? depth : indices.shape()[j++]);
   return runtime::execute1(kOp, dtype, &indices, 1, out, dtype,
-                           ops::OpAttrs{ops::OneHotAttrs{depth, a, on_value, off_value}});
+                           opdefs::OpAttrs{opdefs::OneHotAttrs{depth, a, on_value, off_value}});
 }
 
 // ---- Normalization -----------------------------------------------------------------------------
 
 Moments moments(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
-  ops::check_defined(x, OpId::kMean);
+  ops::check_defined(x, opdefs::OpId::kMean);
   const Tensor y = x.dtype() == DType::kFloat16 ? cast(x, DType::kFloat32) : x;
   const Tensor mean = reduce_mean(y, axes, /*keepdims=*/true);
-  const Tensor frozen = ops::run_unary(OpId::kStopGradient, mean, mean.shape(), mean.dtype());
+  const Tensor frozen =
+      ops::run_unary(opdefs::OpId::kStopGradient, mean, mean.shape(), mean.dtype());
   const Tensor variance = reduce_mean(squared_difference(y, frozen), axes, /*keepdims=*/true);
   Moments m{mean, variance};
   if (!keepdims) {
@@ -292,9 +294,9 @@ Moments moments(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
 
 Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& variance,
                            const Tensor& offset, const Tensor& scale, double variance_epsilon) {
-  ops::check_defined(x, OpId::kMul);
-  ops::check_defined(mean, OpId::kMul);
-  ops::check_defined(variance, OpId::kAddV2);
+  ops::check_defined(x, opdefs::OpId::kMul);
+  ops::check_defined(mean, opdefs::OpId::kMul);
+  ops::check_defined(variance, opdefs::OpId::kAddV2);
   Tensor inv = rsqrt(add(variance, scalar_like(variance, variance_epsilon)));
   if (scale.defined()) inv = multiply(inv, scale);
   const Tensor cast_inv = inv.dtype() == x.dtype() ? inv : cast(inv, x.dtype());
@@ -308,7 +310,7 @@ Tensor batch_normalization(const Tensor& x, const Tensor& mean, const Tensor& va
 FusedBatchNorm fused_batch_norm(const Tensor& x, const Tensor& scale, const Tensor& offset,
                                 const Tensor& mean, const Tensor& variance, double epsilon,
                                 double exponential_avg_factor, bool is_training) {
-  constexpr OpId kOp = OpId::kFusedBatchNormV3;
+  constexpr opdefs::OpId kOp = opdefs::OpId::kFusedBatchNormV3;
   ops::check_defined(x, kOp, 0);
   ops::check_defined(scale, kOp, 1);
   ops::check_defined(offset, kOp, 2);
@@ -323,7 +325,7 @@ FusedBatchNorm fused_batch_norm(const Tensor& x, const Tensor& scale, const Tens
     if (inputs[i].dtype() != u) {
       ops::throw_invalid(kOp, fmt::format("cannot compute {} as input #{}(zero-based) was "
                                           "expected to be a {} tensor but is a {} tensor",
-                                          runtime::op_name(kOp), i, dtype_runtime_name(u),
+                                          opdefs::op_name(kOp), i, dtype_runtime_name(u),
                                           dtype_runtime_name(inputs[i].dtype())));
     }
   }
@@ -349,7 +351,8 @@ FusedBatchNorm fused_batch_norm(const Tensor& x, const Tensor& scale, const Tens
   const Shape c{channels};
   const runtime::TensorSpec specs[6] = {{x.shape(), x.dtype()}, {c, u}, {c, u}, {c, u}, {c, u},
                                         {Shape{0}, u}};
-  const ops::OpAttrs attrs{ops::FusedBatchNormAttrs{epsilon, exponential_avg_factor, is_training}};
+  const opdefs::OpAttrs attrs{
+      opdefs::FusedBatchNormAttrs{epsilon, exponential_avg_factor, is_training}};
   Tensor r[6];
   runtime::execute(runtime::OpCall{kOp, x.dtype(), inputs, 5, specs, 6, attrs}, r);
   return FusedBatchNorm{r[0], r[1], r[2], r[3], r[4], r[5]};

@@ -4,27 +4,27 @@
 
 namespace eagle::ops {
 
-void throw_invalid(OpId op, const std::string& message) {
-  throw InvalidArgumentError(fmt::format("{} [Op:{}]", message, runtime::op_name(op)));
+void throw_invalid(opdefs::OpId op, const std::string& message) {
+  throw InvalidArgumentError(fmt::format("{} [Op:{}]", message, opdefs::op_name(op)));
 }
 
-void check_defined(const Tensor& x, OpId op, int index) {
+void check_defined(const Tensor& x, opdefs::OpId op, int index) {
   if (!x.defined()) throw_invalid(op, fmt::format("input #{} is an undefined tensor", index));
 }
 
-void check_same_dtype(OpId op, const Tensor* inputs, int n) {
+void check_same_dtype(opdefs::OpId op, const Tensor* inputs, int n) {
   for (int i = 0; i < n; ++i) check_defined(inputs[i], op, i);
   for (int i = 1; i < n; ++i) {
     if (inputs[i].dtype() != inputs[0].dtype()) {
       throw_invalid(op, fmt::format("cannot compute {} as input #{}(zero-based) was expected to be "
                                     "a {} tensor but is a {} tensor",
-                                    runtime::op_name(op), i, dtype_runtime_name(inputs[0].dtype()),
+                                    opdefs::op_name(op), i, dtype_runtime_name(inputs[0].dtype()),
                                     dtype_runtime_name(inputs[i].dtype())));
     }
   }
 }
 
-Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b) {
+Shape broadcast_shapes(opdefs::OpId op, const Shape& a, const Shape& b) {
   if (a == b) return a;
   const int rank = std::max(a.rank(), b.rank());
   std::vector<std::int64_t> dims(static_cast<std::size_t>(rank));
@@ -42,18 +42,19 @@ Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b) {
   return Shape(dims);
 }
 
-int normalize_axis(OpId op, int axis, int rank) {
+int normalize_axis(opdefs::OpId op, int axis, int rank) {
   if (axis < -rank || axis >= rank) {
-    throw_invalid(op, fmt::format("{}Expected {} in the range [{}, {}), but got {}",
-                                  op == OpId::kConcatV2 ? "ConcatOp : " : "",
-                                  op == OpId::kConcatV2 ? "concatenating dimensions" : "dimension",
-                                  -rank, rank, axis));
+    throw_invalid(
+        op, fmt::format("{}Expected {} in the range [{}, {}), but got {}",
+                        op == opdefs::OpId::kConcatV2 ? "ConcatOp : " : "",
+                        op == opdefs::OpId::kConcatV2 ? "concatenating dimensions" : "dimension",
+                        -rank, rank, axis));
   }
   return axis < 0 ? axis + rank : axis;
 }
 
-Tensor run_unary(OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
-                 const ops::OpAttrs& attrs) {
+Tensor run_unary(opdefs::OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
+                 const opdefs::OpAttrs& attrs) {
   return runtime::execute1(op, x.dtype(), &x, 1, out_shape, out_dtype, attrs);
 }
 

@@ -6,28 +6,26 @@
 
 #include "eagle/errors.hpp"
 #include "eagle/tensor.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/dispatcher.hpp"
 
 namespace eagle::ops {
 
-using runtime::OpId;
-
-[[noreturn]] void throw_invalid(OpId op, const std::string& message);
+[[noreturn]] void throw_invalid(opdefs::OpId op, const std::string& message);
 
 // Undefined handles are a user error, not a crash.
-void check_defined(const Tensor& x, OpId op, int index = 0);
+void check_defined(const Tensor& x, opdefs::OpId op, int index = 0);
 // "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but is a
 // int32 tensor [Op:AddV2]"
-void check_same_dtype(OpId op, const Tensor* inputs, int n);
+void check_same_dtype(opdefs::OpId op, const Tensor* inputs, int n);
 // NotFoundError through the placer's message when no kernel exists for the dtype is raised
 // by the dispatcher; this is for dtypes an op rejects before placement.
-Shape broadcast_shapes(OpId op, const Shape& a, const Shape& b);
+Shape broadcast_shapes(opdefs::OpId op, const Shape& a, const Shape& b);
 // Maps a possibly negative axis into [0, rank); InvalidArgumentError names the valid range.
-int normalize_axis(OpId op, int axis, int rank);
+int normalize_axis(opdefs::OpId op, int axis, int rank);
 
 // Dispatches an op with one input whose dtype keys the kernel.
-Tensor run_unary(OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
-                 const ops::OpAttrs& attrs = runtime::no_attrs());
+Tensor run_unary(opdefs::OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
+                 const opdefs::OpAttrs& attrs = runtime::no_attrs());
 
 }  // namespace eagle::ops

@@ -5,16 +5,14 @@
 #include <fmt/format.h>
 
 #include "eagle/ops.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 
 namespace eagle {
 namespace {
 
-using ops::OpId;
-
 // The axes `axes` names in a tensor of `in`'s rank: sorted, unique, in [0, rank).
-std::vector<int> normalized_axes(OpId op, const Shape& in, const Axes& axes) {
+std::vector<int> normalized_axes(opdefs::OpId op, const Shape& in, const Axes& axes) {
   std::vector<int> out;
   if (axes.reduces_all()) {
     for (int i = 0; i < in.rank(); ++i) out.push_back(i);
@@ -51,35 +49,35 @@ Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims
   return out;
 }
 
-Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
+Tensor reduce(opdefs::OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
   ops::check_defined(x, op);
-  ops::ReduceAttrs attrs{normalized_axes(op, x.shape(), axes)};
+  opdefs::ReduceAttrs attrs{normalized_axes(op, x.shape(), axes)};
   const Shape out = reduced_shape(x.shape(), attrs.axes, keepdims);
-  return ops::run_unary(op, x, out, x.dtype(), ops::OpAttrs{std::move(attrs)});
+  return ops::run_unary(op, x, out, x.dtype(), opdefs::OpAttrs{std::move(attrs)});
 }
 
 }  // namespace
 
 Tensor reduce_sum(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kSum, x, axes, keepdims);
+  return reduce(opdefs::OpId::kSum, x, axes, keepdims);
 }
 Tensor reduce_mean(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kMean, x, axes, keepdims);
+  return reduce(opdefs::OpId::kMean, x, axes, keepdims);
 }
 Tensor reduce_prod(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kProd, x, axes, keepdims);
+  return reduce(opdefs::OpId::kProd, x, axes, keepdims);
 }
 Tensor reduce_any(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kAny, x, axes, keepdims);
+  return reduce(opdefs::OpId::kAny, x, axes, keepdims);
 }
 Tensor reduce_all(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kAll, x, axes, keepdims);
+  return reduce(opdefs::OpId::kAll, x, axes, keepdims);
 }
 
 // As TensorFlow's tf.math.reduce_variance: the mean of squared deviations from the mean (the
 // population variance), built from ops so every backend has it and a tape can differentiate it.
 Tensor reduce_variance(const Tensor& x, const Axes& axes, bool keepdims) {
-  ops::check_defined(x, OpId::kMean);
+  ops::check_defined(x, opdefs::OpId::kMean);
   if (!is_floating(x.dtype())) {  // TensorFlow's Python check, without an [Op:] suffix
     throw InvalidArgumentError(
         fmt::format("Input must be either real or complex. Received integer "
@@ -96,8 +94,8 @@ Tensor reduce_std(const Tensor& x, const Axes& axes, bool keepdims) {
 // An infinite maximum is clipped to the largest finite value (TensorFlow uses 0 there), which
 // gives the same results: +inf for a +inf element, -inf for a slice of -inf.
 Tensor reduce_logsumexp(const Tensor& x, const Axes& axes, bool keepdims) {
-  ops::check_defined(x, OpId::kMax);
-  const std::vector<int> reduced = normalized_axes(OpId::kMax, x.shape(), axes);
+  ops::check_defined(x, opdefs::OpId::kMax);
+  const std::vector<int> reduced = normalized_axes(opdefs::OpId::kMax, x.shape(), axes);
   const double largest = x.dtype() == DType::kFloat64    ? 1.7976931348623157e308
                          : x.dtype() == DType::kFloat16  ? 65504.0
                          : x.dtype() == DType::kBFloat16 ? 3.3895313892515355e38
@@ -109,18 +107,18 @@ Tensor reduce_logsumexp(const Tensor& x, const Axes& axes, bool keepdims) {
   return reshape(result, reduced_shape(x.shape(), reduced, false).to_vector());
 }
 Tensor reduce_max(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kMax, x, axes, keepdims);
+  return reduce(opdefs::OpId::kMax, x, axes, keepdims);
 }
 Tensor reduce_min(const Tensor& x, const Axes& axes, bool keepdims) {
-  return reduce(OpId::kMin, x, axes, keepdims);
+  return reduce(opdefs::OpId::kMin, x, axes, keepdims);
 }
 
 namespace {
 
-Tensor arg_reduce(OpId op, const Tensor& x, int axis) {
+Tensor arg_reduce(opdefs::OpId op, const Tensor& x, int axis) {
   ops::check_defined(x, op);
   const Shape& in = x.shape();
-  const ops::AxisAttrs attrs{ops::normalize_axis(op, axis, in.rank())};
+  const opdefs::AxisAttrs attrs{ops::normalize_axis(op, axis, in.rank())};
   if (in[attrs.axis] == 0) {
     ops::throw_invalid(
         op, fmt::format("Reduction axis {} is empty in shape {}", attrs.axis, in.to_string()));
@@ -129,17 +127,17 @@ Tensor arg_reduce(OpId op, const Tensor& x, int axis) {
   for (int i = 0; i < in.rank(); ++i) {
     if (i != attrs.axis) out.push_back(in[i]);
   }
-  return ops::run_unary(op, x, out, DType::kInt64, ops::OpAttrs{attrs});
+  return ops::run_unary(op, x, out, DType::kInt64, opdefs::OpAttrs{attrs});
 }
 
 }  // namespace
 
-Tensor argmax(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMax, x, axis); }
-Tensor argmin(const Tensor& x, int axis) { return arg_reduce(OpId::kArgMin, x, axis); }
+Tensor argmax(const Tensor& x, int axis) { return arg_reduce(opdefs::OpId::kArgMax, x, axis); }
+Tensor argmin(const Tensor& x, int axis) { return arg_reduce(opdefs::OpId::kArgMin, x, axis); }
 
 namespace {
 
-Tensor scan(OpId op, const Tensor& x, int axis, bool exclusive, bool reverse) {
+Tensor scan(opdefs::OpId op, const Tensor& x, int axis, bool exclusive, bool reverse) {
   ops::check_defined(x, op);
   const int rank = x.rank();
   // TensorFlow's ScanOp prints the axis after adding the rank to a negative one.
@@ -150,17 +148,17 @@ Tensor scan(OpId op, const Tensor& x, int axis, bool exclusive, bool reverse) {
   }
   const int a = axis < 0 ? axis + rank : axis;
   return ops::run_unary(op, x, x.shape(), x.dtype(),
-                        ops::OpAttrs{ops::ScanAttrs{a, exclusive, reverse}});
+                        opdefs::OpAttrs{opdefs::ScanAttrs{a, exclusive, reverse}});
 }
 
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
-  return scan(OpId::kCumsum, x, axis, exclusive, reverse);
+  return scan(opdefs::OpId::kCumsum, x, axis, exclusive, reverse);
 }
 
 Tensor cumprod(const Tensor& x, int axis, bool exclusive, bool reverse) {
-  return scan(OpId::kCumprod, x, axis, exclusive, reverse);
+  return scan(opdefs::OpId::kCumprod, x, axis, exclusive, reverse);
 }
 
 }  // namespace eagle

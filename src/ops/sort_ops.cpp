@@ -12,29 +12,28 @@
 
 namespace eagle {
 
-using ops::OpId;
-
 TopK top_k(const Tensor& input, int k, bool sorted) {
-  ops::check_defined(input, OpId::kTopKV2);
+  ops::check_defined(input, opdefs::OpId::kTopKV2);
   const Shape& in = input.shape();
-  if (k < 0) ops::throw_invalid(OpId::kTopKV2, fmt::format("Need k >= 0, got {}", k));
+  if (k < 0) ops::throw_invalid(opdefs::OpId::kTopKV2, fmt::format("Need k >= 0, got {}", k));
   if (in.rank() < 1) {
     ops::throw_invalid(
-        OpId::kTopKV2,
+        opdefs::OpId::kTopKV2,
         fmt::format("input must be at least 1-dimensional, got shape {}", in.to_string()));
   }
   const std::int64_t columns = in[in.rank() - 1];
   if (columns < k) {
-    ops::throw_invalid(OpId::kTopKV2, fmt::format("input must have at least k columns. Had {}, "
-                                                  "needed {}",
-                                                  columns, k));
+    ops::throw_invalid(opdefs::OpId::kTopKV2,
+                       fmt::format("input must have at least k columns. Had {}, "
+                                   "needed {}",
+                                   columns, k));
   }
   Shape out = in;
   out[in.rank() - 1] = k;
   const runtime::TensorSpec outputs[2] = {{out, input.dtype()}, {out, DType::kInt32}};
-  const ops::OpAttrs attrs{ops::TopKAttrs{k, sorted}};
+  const opdefs::OpAttrs attrs{opdefs::TopKAttrs{k, sorted}};
   Tensor results[2];
-  runtime::execute({OpId::kTopKV2, input.dtype(), &input, 1, outputs, 2, attrs}, results);
+  runtime::execute({opdefs::OpId::kTopKV2, input.dtype(), &input, 1, outputs, 2, attrs}, results);
   return TopK{std::move(results[0]), std::move(results[1])};
 }
 
@@ -51,7 +50,7 @@ Tensor sort_or_argsort(const Tensor& values, int axis, const std::string& direct
                     "DESCENDING. Received: direction={}",
                     direction));
   }
-  ops::check_defined(values, OpId::kTopKV2);
+  ops::check_defined(values, opdefs::OpId::kTopKV2);
   const bool integer = values.dtype() == DType::kInt32 || values.dtype() == DType::kInt64;
   // -x - 1 maps the integers' minimum to their maximum (int32 arithmetic wraps as in TensorFlow).
   Tensor input = values;
@@ -74,7 +73,8 @@ Tensor sort_or_argsort(const Tensor& values, int axis, const std::string& direct
   }
   const std::int64_t k = values.shape()[a];
   if (k > std::numeric_limits<int>::max()) {
-    ops::throw_invalid(OpId::kTopKV2, fmt::format("Cannot sort {} values along one axis", k));
+    ops::throw_invalid(opdefs::OpId::kTopKV2,
+                       fmt::format("Cannot sort {} values along one axis", k));
   }
   TopK top = top_k(input, static_cast<int>(k), true);
   Tensor out = return_argsort ? top.indices : top.values;

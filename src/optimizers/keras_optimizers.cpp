@@ -4,19 +4,18 @@
 #include <shared_mutex>
 
 #include "eagle/optimizers.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "runtime/dispatcher.hpp"
 #include "variables/variable_state.hpp"
 
 namespace eagle::optimizers {
 namespace {
 
-using runtime::OpId;
-
 // Runs `op` on the variable and its slots (resource inputs: pinned to the variable's device,
 // written in place) with the gradient last, holding each one's lock for the update.
-void run_update(OpId op, const Variable& variable, const std::vector<Variable>& slots,
-                std::size_t num_slots, const Tensor& gradient, const ops::OptimizerAttrs& attrs) {
+void run_update(opdefs::OpId op, const Variable& variable, const std::vector<Variable>& slots,
+                std::size_t num_slots, const Tensor& gradient,
+                const opdefs::OptimizerAttrs& attrs) {
   std::vector<std::unique_lock<std::shared_mutex>> locks;
   std::vector<Tensor> inputs;
   const auto add = [&](const Variable& v) {
@@ -28,7 +27,7 @@ void run_update(OpId op, const Variable& variable, const std::vector<Variable>& 
   for (std::size_t i = 0; i < num_slots; ++i) add(slots[i]);
   inputs.push_back(gradient);
   const int n = static_cast<int>(inputs.size());
-  const ops::OpAttrs op_attrs{attrs};
+  const opdefs::OpAttrs op_attrs{attrs};
   runtime::execute(runtime::OpCall{op, variable.dtype(), inputs.data(), n, nullptr, 0, op_attrs,
                                    false, (std::uint32_t{1} << (n - 1)) - 1},
                    nullptr);
@@ -46,14 +45,14 @@ std::vector<std::string> SGD::slot_names() const {
 
 void SGD::apply_one(const Variable& variable, const std::vector<Variable>& slots,
                     const Tensor& gradient, double learning_rate, std::int64_t) {
-  ops::OptimizerAttrs a;
+  opdefs::OptimizerAttrs a;
   a.lr = learning_rate;
   if (options_.momentum > 0) {
     a.momentum = options_.momentum;
     a.nesterov = options_.nesterov;
-    run_update(OpId::kResourceApplyKerasMomentum, variable, slots, 1, gradient, a);
+    run_update(opdefs::OpId::kResourceApplyKerasMomentum, variable, slots, 1, gradient, a);
   } else {
-    run_update(OpId::kResourceApplyGradientDescent, variable, slots, 0, gradient, a);
+    run_update(opdefs::OpId::kResourceApplyGradientDescent, variable, slots, 0, gradient, a);
   }
 }
 
@@ -67,7 +66,7 @@ std::vector<std::string> Adam::slot_names() const {
 
 void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slots,
                      const Tensor& gradient, double learning_rate, std::int64_t step) {
-  ops::OptimizerAttrs a;
+  opdefs::OptimizerAttrs a;
   a.lr = learning_rate;
   a.beta1 = options_.beta_1;
   a.beta2 = options_.beta_2;
@@ -75,9 +74,9 @@ void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slot
   a.beta2_power = std::pow(options_.beta_2, static_cast<double>(step));
   a.epsilon = options_.epsilon;
   if (options_.amsgrad) {
-    run_update(OpId::kResourceApplyAdamWithAmsgrad, variable, slots, 3, gradient, a);
+    run_update(opdefs::OpId::kResourceApplyAdamWithAmsgrad, variable, slots, 3, gradient, a);
   } else {
-    run_update(OpId::kResourceApplyAdam, variable, slots, 2, gradient, a);
+    run_update(opdefs::OpId::kResourceApplyAdam, variable, slots, 2, gradient, a);
   }
 }
 
@@ -93,12 +92,13 @@ std::vector<std::string> RMSprop::slot_names() const {
 
 void RMSprop::apply_one(const Variable& variable, const std::vector<Variable>& slots,
                         const Tensor& gradient, double learning_rate, std::int64_t) {
-  ops::OptimizerAttrs a;
+  opdefs::OptimizerAttrs a;
   a.lr = learning_rate;
   a.rho = options_.rho;
   a.momentum = options_.momentum;
   a.epsilon = options_.epsilon;
-  run_update(options_.centered ? OpId::kResourceApplyCenteredRMSProp : OpId::kResourceApplyRMSProp,
+  run_update(options_.centered ? opdefs::OpId::kResourceApplyCenteredRMSProp
+                               : opdefs::OpId::kResourceApplyRMSProp,
              variable, slots, slots.size(), gradient, a);
 }
 
@@ -113,10 +113,10 @@ double Adagrad::slot_initial_value(const std::string&) const {
 
 void Adagrad::apply_one(const Variable& variable, const std::vector<Variable>& slots,
                         const Tensor& gradient, double learning_rate, std::int64_t) {
-  ops::OptimizerAttrs a;
+  opdefs::OptimizerAttrs a;
   a.lr = learning_rate;
   a.epsilon = options_.epsilon;
-  run_update(OpId::kResourceApplyAdagradV2, variable, slots, 1, gradient, a);
+  run_update(opdefs::OpId::kResourceApplyAdagradV2, variable, slots, 1, gradient, a);
 }
 
 }  // namespace eagle::optimizers

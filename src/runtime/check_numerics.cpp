@@ -17,21 +17,21 @@ namespace {
 
 // TensorFlow's check_numerics callback skips Identity (OP_CALLBACK_SKIP_OPS) and the ops that only
 // move values (SAFE_OPS), whose non-finite outputs were already some op's non-finite output.
-bool skipped(OpId op) {
+bool skipped(opdefs::OpId op) {
   switch (op) {
-    case OpId::kIdentity:
-    case OpId::kConcatV2:
-    case OpId::kExpandDims:
-    case OpId::kFill:
-    case OpId::kMaximum:
-    case OpId::kMinimum:
-    case OpId::kReshape:
-    case OpId::kSlice:
-    case OpId::kSqueeze:
-    case OpId::kStridedSlice:
-    case OpId::kTranspose:
-    case OpId::kUnpack:
-    case OpId::kCheckNumerics:  // checks itself
+    case opdefs::OpId::kIdentity:
+    case opdefs::OpId::kConcatV2:
+    case opdefs::OpId::kExpandDims:
+    case opdefs::OpId::kFill:
+    case opdefs::OpId::kMaximum:
+    case opdefs::OpId::kMinimum:
+    case opdefs::OpId::kReshape:
+    case opdefs::OpId::kSlice:
+    case opdefs::OpId::kSqueeze:
+    case opdefs::OpId::kStridedSlice:
+    case opdefs::OpId::kTranspose:
+    case opdefs::OpId::kUnpack:
+    case opdefs::OpId::kCheckNumerics:  // checks itself
       return true;
     default:
       return false;
@@ -79,8 +79,8 @@ std::string describe(const Tensor& t) {
 // tape records the op, reading the outputs on the host (a debugging mode, as TensorFlow's is).
 // The text is TensorFlow's with eagle.Tensor for tf.Tensor and without the "[Op:CheckNumericsV2]"
 // of an op eagle does not run.
-void check_output_numerics(OpId op, const Tensor* inputs, int num_inputs, const Tensor* outputs,
-                           int num_outputs) {
+void check_output_numerics(opdefs::OpId op, const Tensor* inputs, int num_inputs,
+                           const Tensor* outputs, int num_outputs) {
   if (skipped(op)) return;
   for (int slot = 0; slot < num_outputs; ++slot) {
     const Tensor& out = outputs[slot];
@@ -90,7 +90,8 @@ void check_output_numerics(OpId op, const Tensor* inputs, int num_inputs, const 
     std::string message = fmt::format(
         "\n\n!!! Detected Infinity or NaN in output {} of eagerly-executing op \"{}\" (# of "
         "outputs: {}) !!!\n  dtype: <dtype: '{}'>\n  shape: {}\n",
-        slot, op_name(op), num_outputs, dtype_name(out.dtype()), out.shape().to_tuple_string());
+        slot, opdefs::op_name(op), num_outputs, dtype_name(out.dtype()),
+        out.shape().to_tuple_string());
     if (c.negative_inf > 0) message += fmt::format("  # of -Inf elements: {}\n", c.negative_inf);
     if (c.positive_inf > 0) message += fmt::format("  # of +Inf elements: {}\n", c.positive_inf);
     if (c.nan > 0) message += fmt::format("  # of +NaN elements: {}\n", c.nan);

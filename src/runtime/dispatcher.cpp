@@ -27,19 +27,19 @@ __attribute__((tls_model("initial-exec"))) thread_local OpListener* t_listener =
 // An input on another device, brought to `device` under the current policy (SEMANTICS §3.5).
 // `explicit` refuses before any mirror is looked at, as TensorFlow checks the policy before its
 // copy: a mirror left by identity or by an earlier silent copy must not let the op through.
-Tensor bring_to(const Tensor& input, int index, Device& device, OpId op) {
+Tensor bring_to(const Tensor& input, int index, Device& device, opdefs::OpId op) {
   const TensorImpl& impl = *impl_of(input);
   const DevicePolicy policy = g_device_policy.load(std::memory_order_relaxed);
-  if (policy == DevicePolicy::kExplicit && op != OpId::kIdentity) {
+  if (policy == DevicePolicy::kExplicit && op != opdefs::OpId::kIdentity) {
     throw InvalidArgumentError(fmt::format(
         "Tensors on conflicting devices: cannot compute {} as input #{} was expected to be on {} "
         "but is actually on {} (operation running on {})",
-        op_name(op), index, device.name(), impl.device().name(), device.name()));
+        opdefs::op_name(op), index, device.name(), impl.device().name(), device.name()));
   }
   if (auto mirror = impl.find_mirror(device)) return wrap(std::move(mirror));  // no new copy
-  if (policy == DevicePolicy::kWarn && op != OpId::kIdentity) {
+  if (policy == DevicePolicy::kWarn && op != opdefs::OpId::kIdentity) {
     emit_log(debugging::LogLevel::kWarning,
-             fmt::format("Copying input #{} of {} from {} to {}", index, op_name(op),
+             fmt::format("Copying input #{} of {} from {} to {}", index, opdefs::op_name(op),
                          impl.device().name(), device.name()));
   }
   auto copy = copy_tensor(impl, device);
@@ -57,25 +57,25 @@ Device& resource_device(const OpCall& call) {
     if (pinned == nullptr) {
       pinned = &d;
     } else if (pinned != &d) {
-      throw InvalidArgumentError(
-          fmt::format("Cannot colocate the resources of {}: input #{} is on {} but an earlier "
-                      "resource input is on {} [Op:{}]",
-                      op_name(call.op), i, d.name(), pinned->name(), op_name(call.op)));
+      throw InvalidArgumentError(fmt::format(
+          "Cannot colocate the resources of {}: input #{} is on {} but an earlier "
+          "resource input is on {} [Op:{}]",
+          opdefs::op_name(call.op), i, d.name(), pinned->name(), opdefs::op_name(call.op)));
     }
   }
   if (Context::get().kernels().find(call.op, pinned->type(), call.kernel_dtype) == nullptr) {
     throw NotFoundError(fmt::format(
         "Could not find a {} kernel for dtype {} on {}, where its resource input lives. All "
         "kernels registered for op {}: {}",
-        op_name(call.op), dtype_name(call.kernel_dtype), pinned->name(), op_name(call.op),
-        Context::get().kernels().describe(call.op)));
+        opdefs::op_name(call.op), dtype_name(call.kernel_dtype), pinned->name(),
+        opdefs::op_name(call.op), Context::get().kernels().describe(call.op)));
   }
   return *pinned;
 }
 
 // TensorFlow's text when an op's type attribute does not allow the dtype (exp on int32, add on
 // bool): an InvalidArgumentError, as the op definition rejects it before any kernel is looked up.
-[[noreturn]] void throw_dtype_not_allowed(OpId op, const OpDef& def, DType dtype) {
+[[noreturn]] void throw_dtype_not_allowed(opdefs::OpId op, const opdefs::OpDef& def, DType dtype) {
   // The list is in the order of the op's TensorFlow definition: most list their types, the
   // reductions, Relu, AddN, the scans and TopKV2 use TensorFlow's `numbertypes` (TopKV2's
   // `realnumbertypes` in the same order, BiasAdd), Softmax and the NN ops half first.
@@ -87,30 +87,30 @@ Device& resource_device(const OpCall& call) {
                                 DType::kInt32,   DType::kInt64,    DType::kBool};
   const DType* order = kListed;
   switch (op) {
-    case OpId::kSum:
-    case OpId::kMean:
-    case OpId::kMax:
-    case OpId::kMin:
-    case OpId::kRelu:
-    case OpId::kAddN:
-    case OpId::kCumsum:
-    case OpId::kCumprod:
-    case OpId::kTopKV2:
-    case OpId::kBiasAdd:
-    case OpId::kBiasAddGrad:
-    case OpId::kUnsortedSegmentSum:
+    case opdefs::OpId::kSum:
+    case opdefs::OpId::kMean:
+    case opdefs::OpId::kMax:
+    case opdefs::OpId::kMin:
+    case opdefs::OpId::kRelu:
+    case opdefs::OpId::kAddN:
+    case opdefs::OpId::kCumsum:
+    case opdefs::OpId::kCumprod:
+    case opdefs::OpId::kTopKV2:
+    case opdefs::OpId::kBiasAdd:
+    case opdefs::OpId::kBiasAddGrad:
+    case opdefs::OpId::kUnsortedSegmentSum:
       order = kNumberTypes;
       break;
-    case OpId::kSoftmax:
-    case OpId::kLogSoftmax:
-    case OpId::kElu:
-    case OpId::kSelu:
-    case OpId::kSoftplus:
-    case OpId::kSoftsign:
-    case OpId::kL2Loss:
-    case OpId::kSoftmaxCrossEntropyWithLogits:
-    case OpId::kSparseSoftmaxCrossEntropyWithLogits:
-    case OpId::kFusedBatchNormV3:
+    case opdefs::OpId::kSoftmax:
+    case opdefs::OpId::kLogSoftmax:
+    case opdefs::OpId::kElu:
+    case opdefs::OpId::kSelu:
+    case opdefs::OpId::kSoftplus:
+    case opdefs::OpId::kSoftsign:
+    case opdefs::OpId::kL2Loss:
+    case opdefs::OpId::kSoftmaxCrossEntropyWithLogits:
+    case opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits:
+    case opdefs::OpId::kFusedBatchNormV3:
       order = kSoftmax;
       break;
     default:
@@ -118,7 +118,7 @@ Device& resource_device(const OpCall& call) {
   }
   std::vector<std::string_view> allowed;
   for (const DType* d = order; d != order + std::size(kListed); ++d) {
-    if ((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(*d))
+    if ((def.cpu_dtypes | def.gpu_dtypes) & opdefs::dtype_bit(*d))
       allowed.push_back(dtype_runtime_name(*d));
   }
   throw InvalidArgumentError(
@@ -140,17 +140,17 @@ Device& resource_device(const OpCall& call) {
 // tensor in the user's hands.
 void execute(const OpCall& call, Tensor* results) {
   check_scope_nesting();
-  const OpDef& def = op_def(call.op);
+  const opdefs::OpDef& def = opdefs::op_def(call.op);
   if (call.attrs.index() != def.attrs_index ||
-      (def.num_outputs != kVariadic && call.num_outputs != def.num_outputs) ||
-      (def.num_inputs != kVariadic && call.num_inputs != def.num_inputs)) {
+      (def.num_outputs != opdefs::kVariadic && call.num_outputs != def.num_outputs) ||
+      (def.num_inputs != opdefs::kVariadic && call.num_inputs != def.num_inputs)) {
     throw InternalError(
         fmt::format("{} was called with a signature its op table row does not "
                     "have (inputs, outputs or attributes)",
                     def.name));
   }
   if (static_cast<int>(call.kernel_dtype) < kNumDTypes &&
-      !((def.cpu_dtypes | def.gpu_dtypes) & dtype_bit(call.kernel_dtype))) {
+      !((def.cpu_dtypes | def.gpu_dtypes) & opdefs::dtype_bit(call.kernel_dtype))) {
     throw_dtype_not_allowed(call.op, def, call.kernel_dtype);
   }
   Device& device = call.resource_inputs ? resource_device(call)
@@ -204,8 +204,8 @@ std::vector<Tensor> execute_n(const OpCall& call) {
   return results;
 }
 
-Tensor execute1(OpId op, DType kernel_dtype, const Tensor* inputs, int num_inputs,
-                const Shape& shape, DType dtype, const ops::OpAttrs& attrs) {
+Tensor execute1(opdefs::OpId op, DType kernel_dtype, const Tensor* inputs, int num_inputs,
+                const Shape& shape, DType dtype, const opdefs::OpAttrs& attrs) {
   const TensorSpec output{shape, dtype};
   Tensor result;
   execute(OpCall{op, kernel_dtype, inputs, num_inputs, &output, 1, attrs}, &result);

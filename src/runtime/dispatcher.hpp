@@ -7,26 +7,26 @@
 #include "eagle/dtype.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
-#include "ops/attrs.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/attrs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/kernel_context.hpp"
 
 namespace eagle::runtime {
 
 // The attributes of an op that has none.
-inline const ops::OpAttrs& no_attrs() {
-  static const ops::OpAttrs kNone{ops::NoAttrs{}};
+inline const opdefs::OpAttrs& no_attrs() {
+  static const opdefs::OpAttrs kNone{opdefs::NoAttrs{}};
   return kNone;
 }
 
 struct OpCall {
-  OpId op;
+  opdefs::OpId op;
   DType kernel_dtype;  // the kernel-table key (usually the first input's dtype)
   const Tensor* inputs;
   int num_inputs;
   const TensorSpec* outputs;  // inferred and validated by the op before dispatch
   int num_outputs;
-  const ops::OpAttrs& attrs = no_attrs();
+  const opdefs::OpAttrs& attrs = no_attrs();
   bool is_constant = false;  // Const: host default, always soft, no log line (SEMANTICS §4)
   // Bit i: input i is a resource (a variable's buffer). The op runs on the resource's device
   // whatever the scope says (TensorFlow's MaybePinToResourceDevice), and its kernel may update
@@ -44,14 +44,14 @@ Tensor execute1(const OpCall& call);
 std::vector<Tensor> execute_n(const OpCall& call);
 
 // One output of `shape` and `dtype`, keyed by `kernel_dtype`.
-Tensor execute1(OpId op, DType kernel_dtype, const Tensor* inputs, int num_inputs,
-                const Shape& shape, DType dtype, const ops::OpAttrs& attrs = no_attrs());
+Tensor execute1(opdefs::OpId op, DType kernel_dtype, const Tensor* inputs, int num_inputs,
+                const Shape& shape, DType dtype, const opdefs::OpAttrs& attrs = no_attrs());
 
 // What a listener sees of each executed op (constants excluded): the caller's own input
 // handles (not copies the dispatcher made on the op's device), the outputs and the device.
 struct ExecutedOp {
-  OpId op;
-  const ops::OpAttrs& attrs;
+  opdefs::OpId op;
+  const opdefs::OpAttrs& attrs;
   const Tensor* inputs;
   int num_inputs;
   const Tensor* outputs;

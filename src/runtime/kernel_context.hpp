@@ -9,8 +9,8 @@
 #include "eagle/errors.hpp"
 #include "eagle/shape.hpp"
 #include "eagle/tensor.hpp"
-#include "ops/attrs.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/attrs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/tensor_access.hpp"
 
@@ -30,8 +30,8 @@ struct TensorSpec {
 // See Note [Kernel contract] in runtime/dispatcher.cpp.
 class KernelContext {
  public:
-  KernelContext(OpId op, Device& device, const Tensor* inputs, int num_inputs,
-                const TensorSpec* outputs, int num_outputs, const ops::OpAttrs& attrs,
+  KernelContext(opdefs::OpId op, Device& device, const Tensor* inputs, int num_inputs,
+                const TensorSpec* outputs, int num_outputs, const opdefs::OpAttrs& attrs,
                 Tensor* results, std::uint32_t forwardable_inputs, std::uint32_t resource_inputs)
       : op_(op),
         device_(device),
@@ -46,7 +46,7 @@ class KernelContext {
   KernelContext(const KernelContext&) = delete;
   KernelContext& operator=(const KernelContext&) = delete;
 
-  OpId op() const { return op_; }  // for error texts: "[Op:FloorDiv]"
+  opdefs::OpId op() const { return op_; }  // for error texts: "[Op:FloorDiv]"
   Device& device() const { return device_; }
   int num_inputs() const { return num_inputs_; }
   const TensorImpl& input(int i) const { return *impl_of(inputs_[i]); }
@@ -81,13 +81,13 @@ class KernelContext {
   TensorImpl& mutable_input(int i, bool keep_contents = true);
 
  private:
-  OpId op_;
+  opdefs::OpId op_;
   Device& device_;
   const Tensor* inputs_;
   int num_inputs_;
   const TensorSpec* specs_;
   int num_outputs_;
-  const ops::OpAttrs& attrs_;
+  const opdefs::OpAttrs& attrs_;
   Tensor* results_;
   std::uint32_t forwardable_inputs_;
   std::uint32_t resource_inputs_;

@@ -8,34 +8,34 @@
 
 namespace eagle::runtime {
 
-void KernelTable::add(OpId op, DeviceType type, DType dtype, KernelFn fn) {
+void KernelTable::add(opdefs::OpId op, DeviceType type, DType dtype, KernelFn fn) {
   KernelFn& s = slot(op, type, dtype);
   if (s != nullptr) {
     throw InternalError(
         fmt::format("A second {} kernel for {} on {} was registered; use "
                     "KernelTable::replace to choose another provider",
-                    op_name(op), dtype_name(dtype), device_type_name(type)));
+                    opdefs::op_name(op), dtype_name(dtype), device_type_name(type)));
   }
   s = fn;
 }
 
-void KernelTable::replace(OpId op, DeviceType type, DType dtype, KernelFn fn) {
+void KernelTable::replace(opdefs::OpId op, DeviceType type, DType dtype, KernelFn fn) {
   KernelFn& s = slot(op, type, dtype);
   if (s == nullptr) {
-    throw InternalError(fmt::format("No {} kernel for {} on {} to replace", op_name(op),
+    throw InternalError(fmt::format("No {} kernel for {} on {} to replace", opdefs::op_name(op),
                                     dtype_name(dtype), device_type_name(type)));
   }
   s = fn;
 }
 
-bool KernelTable::has_any(OpId op, DeviceType type) const {
+bool KernelTable::has_any(opdefs::OpId op, DeviceType type) const {
   for (int d = 0; d < kNumDTypes; ++d) {
     if (find(op, type, static_cast<DType>(d))) return true;
   }
   return false;
 }
 
-std::string KernelTable::describe(OpId op) const {
+std::string KernelTable::describe(opdefs::OpId op) const {
   std::vector<std::string> entries;
   for (DeviceType type : kDeviceTypePriority) {
     std::vector<std::string_view> dtypes;
@@ -53,15 +53,15 @@ std::string KernelTable::describe(OpId op) const {
 
 std::string KernelTable::differences_from_op_table(DeviceType type) const {
   std::string out;
-  for (int o = 0; o < kNumOps; ++o) {
-    const auto op = static_cast<OpId>(o);
+  for (int o = 0; o < opdefs::kNumOps; ++o) {
+    const auto op = static_cast<opdefs::OpId>(o);
     for (int d = 0; d < kNumDTypes; ++d) {
       const auto dtype = static_cast<DType>(d);
-      const bool declared =
-          type == DeviceType::kCPU ? cpu_implements(op, dtype) : gpu_implements(op, dtype);
+      const bool declared = type == DeviceType::kCPU ? opdefs::cpu_implements(op, dtype)
+                                                     : opdefs::gpu_implements(op, dtype);
       const bool registered = find(op, type, dtype) != nullptr;
       if (declared == registered) continue;
-      out += fmt::format(" {}/{}({})", op_name(op), dtype_name(dtype),
+      out += fmt::format(" {}/{}({})", opdefs::op_name(op), dtype_name(dtype),
                          declared ? "declared, not registered" : "registered, not declared");
     }
   }

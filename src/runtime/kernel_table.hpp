@@ -5,7 +5,7 @@
 #include <string>
 
 #include "eagle/dtype.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_context.hpp"
 
@@ -17,24 +17,25 @@ class KernelTable {
  public:
   // Registers a kernel for an empty slot. A second kernel for the same slot is an InternalError:
   // two providers (oneDNN beside the reference loops) must not clobber each other silently.
-  void add(OpId op, DeviceType type, DType dtype, KernelFn fn);
+  void add(opdefs::OpId op, DeviceType type, DType dtype, KernelFn fn);
   // Replaces the kernel in a filled slot: the explicit choice of a second provider.
-  void replace(OpId op, DeviceType type, DType dtype, KernelFn fn);
-  KernelFn find(OpId op, DeviceType type, DType dtype) const {
+  void replace(opdefs::OpId op, DeviceType type, DType dtype, KernelFn fn);
+  KernelFn find(opdefs::OpId op, DeviceType type, DType dtype) const {
     return table_[static_cast<int>(op)][static_cast<int>(type)][static_cast<int>(dtype)];
   }
-  bool has_any(OpId op, DeviceType type) const;
+  bool has_any(opdefs::OpId op, DeviceType type) const;
   // "device='CPU'; T in [float32, float64]": for NotFoundError messages.
-  std::string describe(OpId op) const;
+  std::string describe(opdefs::OpId op) const;
   // Where the kernels of `type` differ from the op table's column for it (Note [Op table]):
   // " Sum/bool(registered, not declared) ...", or "" when they agree.
   std::string differences_from_op_table(DeviceType type) const;
 
  private:
-  KernelFn& slot(OpId op, DeviceType type, DType dtype) {
+  KernelFn& slot(opdefs::OpId op, DeviceType type, DType dtype) {
     return table_[static_cast<int>(op)][static_cast<int>(type)][static_cast<int>(dtype)];
   }
-  std::array<std::array<std::array<KernelFn, kNumDTypes>, kNumDeviceTypes>, kNumOps> table_{};
+  std::array<std::array<std::array<KernelFn, kNumDTypes>, kNumDeviceTypes>, opdefs::kNumOps>
+      table_{};
 };
 
 }  // namespace eagle::runtime

@@ -13,7 +13,7 @@
 namespace eagle::runtime {
 namespace {
 
-bool has_kernel(const KernelTable& kernels, OpId op, DeviceType type, DType dtype) {
+bool has_kernel(const KernelTable& kernels, opdefs::OpId op, DeviceType type, DType dtype) {
   return kernels.find(op, type, dtype) != nullptr;
 }
 
@@ -39,7 +39,7 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
       "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
       "types [{}]. All available devices [{}]. [Op:{}]",
       r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
-      op_name(r.op)));
+      opdefs::op_name(r.op)));
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ Device& select_device(const PlacementRequest& r, const std::vector<Device*>& dev
   // A DType made by casting a number outside the enumerators would index past the kernel table.
   if (static_cast<int>(r.dtype) >= kNumDTypes) {
     throw InvalidArgumentError(fmt::format("DType value {} is not a valid eagle::DType [Op:{}]",
-                                           static_cast<int>(r.dtype), op_name(r.op)));
+                                           static_cast<int>(r.dtype), opdefs::op_name(r.op)));
   }
   bool any_kernel = false;
   for (DeviceType type : kDeviceTypePriority)
@@ -57,7 +57,7 @@ Device& select_device(const PlacementRequest& r, const std::vector<Device*>& dev
   if (!any_kernel) {
     throw NotFoundError(fmt::format(
         "Could not find device for node: {} with dtype {}. All kernels registered for op {}: {}",
-        op_name(r.op), dtype_name(r.dtype), op_name(r.op), kernels.describe(r.op)));
+        opdefs::op_name(r.op), dtype_name(r.dtype), opdefs::op_name(r.op), kernels.describe(r.op)));
   }
   if (r.spec == nullptr) {
     if (r.prefer_host) {
@@ -81,7 +81,7 @@ Device& select_device(const PlacementRequest& r, const std::vector<Device*>& dev
   // Kernels exist but no device of their type does (a GPU-only op on a machine without one).
   throw NotFoundError(fmt::format(
       "Could not find device for node: {} with dtype {}. All kernels registered for op {}: {}",
-      op_name(r.op), dtype_name(r.dtype), op_name(r.op), kernels.describe(r.op)));
+      opdefs::op_name(r.op), dtype_name(r.dtype), opdefs::op_name(r.op), kernels.describe(r.op)));
 }
 
 namespace {
@@ -95,7 +95,7 @@ constexpr std::size_t kCacheSlots = 64;
 
 }  // namespace
 
-Device& place(OpId op, DType dtype, bool prefer_host) {
+Device& place(opdefs::OpId op, DType dtype, bool prefer_host) {
   const ScopeStack& scopes = this_thread_scopes();
   Context& context = Context::get();
   // Constants are always placed softly (Note [Constant placement] in ops/creation_ops.cpp).

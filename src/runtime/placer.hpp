@@ -5,14 +5,14 @@
 
 #include "eagle/device_name.hpp"
 #include "eagle/dtype.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_table.hpp"
 
 namespace eagle::runtime {
 
 struct PlacementRequest {
-  OpId op;
+  opdefs::OpId op;
   DType dtype;             // the kernel-table key
   const DeviceName* spec;  // merged scope spec, nullptr for automatic placement
   bool soft;               // soft placement
@@ -26,6 +26,6 @@ Device& select_device(const PlacementRequest& request, const std::vector<Device*
 
 // select_device for the calling thread's scope and the process flags, through a thread-local
 // cache keyed by (op, dtype, scope spec id, soft flag, device-set version).
-Device& place(OpId op, DType dtype, bool prefer_host = false);
+Device& place(opdefs::OpId op, DType dtype, bool prefer_host = false);
 
 }  // namespace eagle::runtime

@@ -22,12 +22,11 @@ namespace eagle {
 namespace {
 
 using runtime::OpCall;
-using runtime::OpId;
 using runtime::TensorSpec;
 
 // Runs a variable op whose input #0 is the variable's buffer (a resource: pinned to the
 // variable's device, allowed to write it in place).
-void run_on_buffer(OpId op, const detail::VariableState& state, const Tensor* value) {
+void run_on_buffer(opdefs::OpId op, const detail::VariableState& state, const Tensor* value) {
   const Tensor inputs[2] = {state.buffer, value ? *value : Tensor()};
   const DType dtype = state.buffer.dtype();
   runtime::execute(OpCall{op, dtype, inputs, value ? 2 : 1, nullptr, 0, runtime::no_attrs(),
@@ -35,7 +34,7 @@ void run_on_buffer(OpId op, const detail::VariableState& state, const Tensor* va
                    nullptr);
 }
 
-void check_update(OpId op, const detail::VariableState& state, const Tensor& value) {
+void check_update(opdefs::OpId op, const detail::VariableState& state, const Tensor& value) {
   ops::check_defined(value, op, 1);
   const runtime::TensorImpl& buffer = *runtime::impl_of(state.buffer);
   if (value.dtype() != buffer.dtype()) {
@@ -45,7 +44,7 @@ void check_update(OpId op, const detail::VariableState& state, const Tensor& val
                         dtype_name(buffer.dtype()), dtype_name(value.dtype()), state.name));
   }
   if (value.shape() == buffer.shape()) return;
-  if (op == OpId::kAssignVariableOp) {
+  if (op == opdefs::OpId::kAssignVariableOp) {
     // TensorFlow's text, its missing space and stray quote space included: users search for it.
     throw InvalidArgumentError(fmt::format(
         "Cannot assign value to variable ' {}:0': Shape mismatch.The variable shape {}, and the "
@@ -65,9 +64,9 @@ std::shared_ptr<detail::VariableState> make_state(const Tensor& initial_value,
   state->synchronization = options.synchronization;
   state->aggregation = options.aggregation;
   const TensorSpec spec{initial_value.shape(), initial_value.dtype()};
-  state->buffer =
-      runtime::execute1(OpCall{OpId::kVarHandleOp, initial_value.dtype(), nullptr, 0, &spec, 1});
-  run_on_buffer(OpId::kAssignVariableOp, *state, &initial_value);
+  state->buffer = runtime::execute1(
+      OpCall{opdefs::OpId::kVarHandleOp, initial_value.dtype(), nullptr, 0, &spec, 1});
+  run_on_buffer(opdefs::OpId::kAssignVariableOp, *state, &initial_value);
   return state;
 }
 
@@ -80,7 +79,7 @@ const std::shared_ptr<detail::VariableState>& checked_handle(
 // An assignment through the handle: checked against the calling thread's component first, then
 // written where the policy says (every component, or this replica's with the replicas' values
 // combined), each target checked before any is written: a failed update changes nothing.
-void assign_through(const std::shared_ptr<detail::VariableState>& handle, OpId op,
+void assign_through(const std::shared_ptr<detail::VariableState>& handle, opdefs::OpId op,
                     const Tensor& value) {
   checked_handle(handle);
   if (!handle->distributed) {
@@ -90,7 +89,7 @@ void assign_through(const std::shared_ptr<detail::VariableState>& handle, OpId o
     return;
   }
   check_update(op, *handle->distributed->resolve(*handle), value);
-  const auto targets = handle->distributed->assignment(*handle, value, runtime::op_name(op).data());
+  const auto targets = handle->distributed->assignment(*handle, value, opdefs::op_name(op).data());
   for (const auto& [state, target_value] : targets) check_update(op, *state, target_value);
   for (const auto& [state, target_value] : targets) {
     std::unique_lock<std::shared_mutex> lock(state->mutex);
@@ -103,7 +102,7 @@ void assign_through(const std::shared_ptr<detail::VariableState>& handle, OpId o
 namespace detail {
 
 Variable make_plain_variable(const Tensor& initial_value, const VariableOptions& options) {
-  ops::check_defined(initial_value, OpId::kVarHandleOp);
+  ops::check_defined(initial_value, opdefs::OpId::kVarHandleOp);
   return VariableAccess::wrap(make_state(initial_value, options));
 }
 
@@ -135,7 +134,7 @@ std::uint64_t primary_id(const Variable& v) {
 }  // namespace detail
 
 Variable::Variable(const Tensor& initial_value, VariableOptions options) {
-  ops::check_defined(initial_value, OpId::kVarHandleOp);
+  ops::check_defined(initial_value, opdefs::OpId::kVarHandleOp);
   if (detail::has_variable_creators()) {
     state_ = detail::VariableAccess::handle(detail::create_through_creators(
         initial_value, options, [](const Tensor& init, const VariableOptions& o) {
@@ -179,24 +178,24 @@ Tensor Variable::read_value() const {
   const TensorSpec spec{buffer.shape(), buffer.dtype()};
   Tensor value;
   std::shared_lock<std::shared_mutex> lock(s.mutex);
-  runtime::execute(OpCall{OpId::kReadVariableOp, buffer.dtype(), &s.buffer, 1, &spec, 1,
+  runtime::execute(OpCall{opdefs::OpId::kReadVariableOp, buffer.dtype(), &s.buffer, 1, &spec, 1,
                           runtime::no_attrs(), false, /*resource_inputs=*/1u},
                    &value);
   return value;
 }
 
 const Variable& Variable::assign(const Tensor& value) const {
-  assign_through(state_, OpId::kAssignVariableOp, value);
+  assign_through(state_, opdefs::OpId::kAssignVariableOp, value);
   return *this;
 }
 
 const Variable& Variable::assign_add(const Tensor& delta) const {
-  assign_through(state_, OpId::kAssignAddVariableOp, delta);
+  assign_through(state_, opdefs::OpId::kAssignAddVariableOp, delta);
   return *this;
 }
 
 const Variable& Variable::assign_sub(const Tensor& delta) const {
-  assign_through(state_, OpId::kAssignSubVariableOp, delta);
+  assign_through(state_, opdefs::OpId::kAssignSubVariableOp, delta);
   return *this;
 }
 

@@ -6,6 +6,8 @@
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -15,7 +17,7 @@ using V = const Inputs&;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-OpInfo exact_info(OpId op, Call call) {
+OpInfo exact_info(opdefs::OpId op, Call call) {
   OpInfo e{op};
   e.call = std::move(call);
   e.tolerance = exact_tol;
@@ -29,7 +31,7 @@ std::string dims_str(const std::vector<std::int64_t>& dims) {
 }
 
 OpInfo reshape_info() {
-  OpInfo e = exact_info(OpId::kReshape, [](V x) { return eagle::reshape(x[0], {-1}); });
+  OpInfo e = exact_info(opdefs::OpId::kReshape, [](V x) { return eagle::reshape(x[0], {-1}); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {2, 3, 4}, Domain::kGeneral, 21, true);
     std::vector<Sample> out;
@@ -105,7 +107,7 @@ OpInfo reshape_info() {
 }
 
 OpInfo transpose_info() {
-  OpInfo e = exact_info(OpId::kTranspose, [](V x) { return eagle::transpose(x[0]); });
+  OpInfo e = exact_info(opdefs::OpId::kTranspose, [](V x) { return eagle::transpose(x[0]); });
   e.samples = [](DType d) {
     struct Case {
       Shape shape;
@@ -173,7 +175,7 @@ OpInfo transpose_info() {
 }
 
 OpInfo expand_dims_info() {
-  OpInfo e = exact_info(OpId::kExpandDims, [](V x) { return eagle::expand_dims(x[0], 0); });
+  OpInfo e = exact_info(opdefs::OpId::kExpandDims, [](V x) { return eagle::expand_dims(x[0], 0); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {2, 3, 4}, Domain::kGeneral, 21, true);
     std::vector<Sample> out;
@@ -209,7 +211,7 @@ OpInfo expand_dims_info() {
 }
 
 OpInfo squeeze_info() {
-  OpInfo e = exact_info(OpId::kSqueeze, [](V x) { return eagle::squeeze(x[0]); });
+  OpInfo e = exact_info(opdefs::OpId::kSqueeze, [](V x) { return eagle::squeeze(x[0]); });
   e.samples = [](DType d) {
     const Tensor ones = make(d, {1, 3, 1, 4}, Domain::kGeneral, 24, true);
     std::vector<Sample> out;
@@ -252,7 +254,7 @@ OpInfo squeeze_info() {
 }
 
 OpInfo concat_info() {
-  OpInfo e = exact_info(OpId::kConcatV2, [](V x) { return eagle::concat(x, 0); });
+  OpInfo e = exact_info(opdefs::OpId::kConcatV2, [](V x) { return eagle::concat(x, 0); });
   e.samples = [](DType d) {
     std::vector<Sample> out;
     // 1..5 inputs along each axis of a rank-3 tensor, sizes along the axis 0..5.
@@ -347,7 +349,7 @@ OpInfo concat_info() {
 }
 
 OpInfo slice_info() {
-  OpInfo e = exact_info(OpId::kSlice, [](V x) {
+  OpInfo e = exact_info(opdefs::OpId::kSlice, [](V x) {
     return eagle::slice(x[0], std::vector<std::int64_t>(static_cast<std::size_t>(x[0].rank()), 0),
                         std::vector<std::int64_t>(static_cast<std::size_t>(x[0].rank()), -1));
   });
@@ -433,7 +435,7 @@ OpInfo slice_info() {
 // -------------------------------------------------------------------------
 
 OpInfo tile_info() {
-  OpInfo e = exact_info(OpId::kTile, [](V x) {
+  OpInfo e = exact_info(opdefs::OpId::kTile, [](V x) {
     return eagle::tile(x[0], std::vector<std::int64_t>(static_cast<std::size_t>(x[0].rank()), 2));
   });
   e.samples = [](DType d) {
@@ -459,7 +461,9 @@ OpInfo tile_info() {
 const std::vector<std::vector<std::int64_t>> kPaddings() { return {{1, 2}, {3, 0}, {2, 4}}; }
 
 OpInfo pad_info() {
-  OpInfo e = exact_info(OpId::kPad, [](V x) { return eagle::pad(x[0], {{1, 2}, {3, 0}, {2, 4}}); });
+  OpInfo e = exact_info(opdefs::OpId::kPad, [](V x) {
+    return eagle::pad(x[0], {{1, 2}, {3, 0}, {2, 4}});
+  });
   e.samples = [](DType d) {
     return std::vector<Sample>{{"[3,4,5]", {make(d, {3, 4, 5}, Domain::kGeneral, 31, true)}},
                                {"[0,3]", {make(d, {0, 3}, Domain::kGeneral, 33)}, [](V in) {
@@ -471,7 +475,7 @@ OpInfo pad_info() {
 }
 
 OpInfo pad_v2_info() {
-  OpInfo e = exact_info(OpId::kPadV2, [](V x) {
+  OpInfo e = exact_info(opdefs::OpId::kPadV2, [](V x) {
     return eagle::pad(x[0], {{1, 2}, {3, 0}, {2, 4}}, "CONSTANT", 1.0);
   });
   e.samples = [](DType d) {
@@ -491,7 +495,7 @@ OpInfo pad_v2_info() {
 }
 
 OpInfo mirror_pad_info() {
-  OpInfo e = exact_info(OpId::kMirrorPad, [](V x) {
+  OpInfo e = exact_info(opdefs::OpId::kMirrorPad, [](V x) {
     return eagle::pad(x[0], {{2, 1}, {3, 3}, {0, 4}}, "REFLECT");
   });
   e.samples = [](DType d) {
@@ -524,7 +528,7 @@ OpInfo mirror_pad_info() {
 }
 
 OpInfo reverse_info() {
-  OpInfo e = exact_info(OpId::kReverseV2, [](V x) { return eagle::reverse(x[0], {0}); });
+  OpInfo e = exact_info(opdefs::OpId::kReverseV2, [](V x) { return eagle::reverse(x[0], {0}); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {3, 4, 5}, Domain::kGeneral, 31, true);
     std::vector<Sample> out;
@@ -544,7 +548,7 @@ OpInfo reverse_info() {
 // -----------------------------------------------------------------
 
 OpInfo split_info() {
-  OpInfo e = exact_info(OpId::kSplit, [](V x) { return eagle::split(x[0], 1).at(0); });
+  OpInfo e = exact_info(opdefs::OpId::kSplit, [](V x) { return eagle::split(x[0], 1).at(0); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {3, 4, 5}, Domain::kGeneral, 31, true);
     std::vector<Sample> out;
@@ -567,7 +571,7 @@ OpInfo split_info() {
 }
 
 OpInfo split_v_info() {
-  OpInfo e = exact_info(OpId::kSplitV, [](V x) {
+  OpInfo e = exact_info(opdefs::OpId::kSplitV, [](V x) {
     return eagle::split(x[0], std::vector<std::int64_t>{1, -1}, 0).at(1);
   });
   e.samples = [](DType d) {
@@ -588,7 +592,7 @@ OpInfo split_v_info() {
 }
 
 OpInfo pack_info() {
-  OpInfo e = exact_info(OpId::kPack, [](V x) { return eagle::stack(x); });
+  OpInfo e = exact_info(opdefs::OpId::kPack, [](V x) { return eagle::stack(x); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {3, 4, 5}, Domain::kGeneral, 31, true);
     const Tensor y = make(d, {3, 4, 5}, Domain::kGeneral, 32, true);
@@ -609,7 +613,7 @@ OpInfo pack_info() {
 }
 
 OpInfo unpack_info() {
-  OpInfo e = exact_info(OpId::kUnpack, [](V x) { return eagle::unstack(x[0], 0).at(0); });
+  OpInfo e = exact_info(opdefs::OpId::kUnpack, [](V x) { return eagle::unstack(x[0], 0).at(0); });
   e.samples = [](DType d) {
     const Tensor x = make(d, {3, 4, 5}, Domain::kGeneral, 31, true);
     std::vector<Sample> out;

@@ -9,6 +9,8 @@
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -101,7 +103,7 @@ double conv_terms(const ConvCase& c, const Shape& y) {
 // ---- Convolution --------------------------------------------------------------------------------
 
 OpInfo conv2d_info() {
-  OpInfo e{OpId::kConv2D};
+  OpInfo e{opdefs::OpId::kConv2D};
   e.call = [](V x) { return eagle::nn::conv2d(x[0], x[1]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -198,7 +200,7 @@ OpInfo conv2d_info() {
 // That its values are Conv2D + BiasAdd + Relu's bit for bit, and its gradient theirs:
 // nn_conv_test.
 OpInfo fused_conv2d_info() {
-  OpInfo e{OpId::k_FusedConv2D};
+  OpInfo e{opdefs::OpId::k_FusedConv2D};
   e.call = [](V x) { return eagle::nn::fused_conv2d(x[0], x[1], x[2]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -260,7 +262,7 @@ OpInfo fused_conv2d_info() {
 }
 
 OpInfo conv2d_backprop_input_info() {
-  OpInfo e{OpId::kConv2DBackpropInput};
+  OpInfo e{opdefs::OpId::kConv2DBackpropInput};
   // Inputs (filter, out_backprop); the input's shape is an attribute.
   e.call = [](V x) {
     const Shape& f = x[0].shape();
@@ -318,7 +320,7 @@ OpInfo conv2d_backprop_input_info() {
 }
 
 OpInfo conv2d_backprop_filter_info() {
-  OpInfo e{OpId::kConv2DBackpropFilter};
+  OpInfo e{opdefs::OpId::kConv2DBackpropFilter};
   // Inputs (input, out_backprop); the filter's shape is an attribute.
   e.call = [](V x) {
     const Shape& in = x[0].shape();
@@ -378,7 +380,7 @@ Shape pooled_shape(const ConvCase& c, DType d) {
 }
 
 OpInfo max_pool_info() {
-  OpInfo e{OpId::kMaxPool};
+  OpInfo e{opdefs::OpId::kMaxPool};
   e.call = [](V x) { return eagle::nn::max_pool2d(x[0]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -431,7 +433,7 @@ OpInfo max_pool_info() {
 }
 
 OpInfo max_pool_grad_info() {
-  OpInfo e{OpId::kMaxPoolGrad};
+  OpInfo e{opdefs::OpId::kMaxPoolGrad};
   // Inputs (orig_input, orig_output, grad).
   e.call = [](V x) { return eagle::nn::max_pool_grad(x[0], x[1], x[2]); };
   e.samples = [](DType d) {
@@ -466,7 +468,7 @@ OpInfo max_pool_grad_info() {
 }
 
 OpInfo avg_pool_info() {
-  OpInfo e{OpId::kAvgPool};
+  OpInfo e{opdefs::OpId::kAvgPool};
   e.call = [](V x) { return eagle::nn::avg_pool2d(x[0]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -513,7 +515,7 @@ OpInfo avg_pool_info() {
 }
 
 OpInfo avg_pool_grad_info() {
-  OpInfo e{OpId::kAvgPoolGrad};
+  OpInfo e{opdefs::OpId::kAvgPoolGrad};
   // Input (grad); the original input's shape is an attribute. Default 2x2 windows, stride 2.
   e.call = [](V x) {
     const Shape& g = x[0].shape();

@@ -6,6 +6,8 @@
 #include "op_info.hpp"
 #include "op_info/error_texts.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -17,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 std::vector<Shape> random_shapes() { return {{}, {0}, {1}, {3}, {7, 33}, {4097}, {65537}}; }
 
 OpInfo constant_info() {
-  OpInfo e{OpId::kConst};
+  OpInfo e{opdefs::OpId::kConst};
   e.tolerance = exact_tol;
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -96,7 +98,7 @@ OpInfo constant_info() {
 }
 
 OpInfo fill_info() {
-  OpInfo e{OpId::kFill};
+  OpInfo e{opdefs::OpId::kFill};
   e.tolerance = exact_tol;
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -118,7 +120,7 @@ OpInfo fill_info() {
 }
 
 OpInfo identity_info() {
-  OpInfo e{OpId::kIdentity};
+  OpInfo e{opdefs::OpId::kIdentity};
   e.call = [](const Inputs& x) { return eagle::identity(x[0]); };
   e.tolerance = exact_tol;
   e.samples = [](DType d) {
@@ -137,7 +139,7 @@ OpInfo identity_info() {
 // IdentityN over two inputs of different dtypes (the kernel key is the first): each output is
 // its input; output 1 is the one compared.
 OpInfo identity_n_info() {
-  OpInfo e{OpId::kIdentityN};
+  OpInfo e{opdefs::OpId::kIdentityN};
   e.call = [](const Inputs& x) { return eagle::identity_n(x).at(1); };
   e.tolerance = exact_tol;
   e.samples = [](DType d) {
@@ -161,7 +163,7 @@ OpInfo identity_n_info() {
 }
 
 OpInfo range_info() {
-  OpInfo e{OpId::kRange};
+  OpInfo e{opdefs::OpId::kRange};
   e.samples = [](DType d) {
     struct Args {
       double start, limit, delta;
@@ -223,7 +225,7 @@ OpInfo range_info() {
 }
 
 OpInfo random_uniform_info() {
-  OpInfo e{OpId::kRandomUniform};
+  OpInfo e{opdefs::OpId::kRandomUniform};
   e.samples = [](DType d) {
     // The CPU computes minval + u * (maxval - minval) in float64 from a 24- or 53-bit u. With
     // these ranges the product is exact, so a GPU fused multiply-add gives the same value:
@@ -293,13 +295,13 @@ OpInfo random_uniform_info() {
 // Box-Muller: sqrt(-2 log(1 - u1)) * cos(2 pi u2). The CPU evaluates it in float64; a GPU may use
 // float32 sin/cos/log. The error of cos(2 pi u2) is absolute (about 1 ulp of 2 pi), so near a
 // zero of the cosine a relative bound fails: allow rel * (|value| + stddev).
-OpInfo normal_info(OpId op) {
+OpInfo normal_info(opdefs::OpId op) {
   OpInfo e{op};
   e.samples = [op](DType d) {
     struct MeanStd {
       double mean, stddev;
     };
-    const bool truncated = op == OpId::kTruncatedNormal;
+    const bool truncated = op == opdefs::OpId::kTruncatedNormal;
     const std::vector<MeanStd> params = truncated
                                             ? std::vector<MeanStd>{{0, 1}, {-1, 0.05}}
                                             : std::vector<MeanStd>{{0, 1}, {3, 0.5}, {-100, 10}};
@@ -324,7 +326,7 @@ OpInfo normal_info(OpId op) {
     }
     return out;
   };
-  if (op == OpId::kRandomStandardNormal) {
+  if (op == opdefs::OpId::kRandomStandardNormal) {
     e.errors = [] {
       using eagle::InvalidArgumentError;
       return std::vector<ErrorCase>{
@@ -349,8 +351,8 @@ std::vector<OpInfo> creation_op_infos() {
           identity_n_info(),
           range_info(),
           random_uniform_info(),
-          normal_info(OpId::kRandomStandardNormal),
-          normal_info(OpId::kTruncatedNormal)};
+          normal_info(opdefs::OpId::kRandomStandardNormal),
+          normal_info(opdefs::OpId::kTruncatedNormal)};
 }
 
 }  // namespace eagle_test

@@ -2,13 +2,15 @@
 // (Note [OpInfo table]). Their errors are in ops_index_test.cpp beside the values.
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
 
 using V = const Inputs&;
 
-OpInfo exact_info(OpId op, Call call) {
+OpInfo exact_info(opdefs::OpId op, Call call) {
   OpInfo e{op};
   e.call = std::move(call);
   e.tolerance = exact_tol;
@@ -19,7 +21,7 @@ OpInfo exact_info(OpId op, Call call) {
 Tensor params(DType d) { return make(d, {4, 5, 6}, Domain::kSmall, 31, true); }
 
 OpInfo gather_info() {
-  OpInfo e = exact_info(OpId::kGatherV2, [](V x) { return eagle::gather(x[0], x[1]); });
+  OpInfo e = exact_info(opdefs::OpId::kGatherV2, [](V x) { return eagle::gather(x[0], x[1]); });
   e.samples = [](DType d) {
     const Tensor x = params(d);
     std::vector<Sample> out;
@@ -59,7 +61,7 @@ OpInfo gather_info() {
 }
 
 OpInfo gather_nd_info() {
-  OpInfo e = exact_info(OpId::kGatherNd, [](V x) { return eagle::gather_nd(x[0], x[1]); });
+  OpInfo e = exact_info(opdefs::OpId::kGatherNd, [](V x) { return eagle::gather_nd(x[0], x[1]); });
   e.samples = [](DType d) {
     const Tensor x = params(d);
     std::vector<Sample> out;
@@ -80,7 +82,7 @@ OpInfo gather_nd_info() {
 }
 
 OpInfo where_info() {
-  OpInfo e = exact_info(OpId::kWhere, [](V x) { return eagle::where(x[0]); });
+  OpInfo e = exact_info(opdefs::OpId::kWhere, [](V x) { return eagle::where(x[0]); });
   e.samples = [](DType d) {
     const Tensor c = make(d, {3, 33, 5}, Domain::kSmall, 32, true);
     if (d == DType::kFloat16) {
@@ -97,7 +99,8 @@ OpInfo where_info() {
 }
 
 OpInfo select_info() {
-  OpInfo e = exact_info(OpId::kSelectV2, [](V x) { return eagle::where(x[0], x[1], x[2]); });
+  OpInfo e =
+      exact_info(opdefs::OpId::kSelectV2, [](V x) { return eagle::where(x[0], x[1], x[2]); });
   e.samples = [](DType d) {
     const Tensor x = params(d);
     return std::vector<Sample>{
@@ -115,7 +118,7 @@ OpInfo select_info() {
 
 OpInfo strided_slice_info() {
   using eagle::Slice;
-  OpInfo e = exact_info(OpId::kStridedSlice, [](V x) { return x[0][Slice(3, 1)]; });
+  OpInfo e = exact_info(opdefs::OpId::kStridedSlice, [](V x) { return x[0][Slice(3, 1)]; });
   e.samples = [](DType d) {
     const Tensor x = params(d);
     return std::vector<Sample>{

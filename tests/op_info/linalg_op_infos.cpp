@@ -6,6 +6,8 @@
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -40,7 +42,7 @@ Sample matmul_sample(const Tensor& a, const Tensor& b, bool ta, bool tb, bool tf
 }
 
 OpInfo matmul_info() {
-  OpInfo e{OpId::kMatMul};
+  OpInfo e{opdefs::OpId::kMatMul};
   e.call = [](V x) { return eagle::matmul(x[0], x[1]); };
   e.samples = [](DType d) {
     const std::vector<Mkn> sizes = {{1, 1, 1},    {1, 7, 1},       {3, 5, 2},    {17, 33, 65},
@@ -109,7 +111,7 @@ OpInfo matmul_info() {
 }
 
 OpInfo batch_matmul_info() {
-  OpInfo e{OpId::kBatchMatMulV2};
+  OpInfo e{opdefs::OpId::kBatchMatMulV2};
   e.call = [](V x) { return eagle::matmul(x[0], x[1]); };
   e.samples = [](DType d) {
     struct Batched {
@@ -184,7 +186,7 @@ OpInfo batch_matmul_info() {
 }
 
 OpInfo add_n_info() {
-  OpInfo e{OpId::kAddN};
+  OpInfo e{opdefs::OpId::kAddN};
   e.call = [](V x) { return eagle::add_n(x); };
   e.samples = [](DType d) {
     const Domain domain = eagle::is_floating(d) ? Domain::kUnit : Domain::kGeneral;
@@ -252,7 +254,7 @@ OpInfo add_n_info() {
 }
 
 OpInfo softmax_info() {
-  OpInfo e{OpId::kSoftmax};
+  OpInfo e{opdefs::OpId::kSoftmax};
   e.call = [](V x) { return eagle::softmax(x[0]); };
   e.samples = [](DType d) {
     struct Case {
@@ -313,7 +315,7 @@ OpInfo softmax_info() {
 }
 
 OpInfo einsum_info() {
-  OpInfo e{OpId::kEinsum};
+  OpInfo e{opdefs::OpId::kEinsum};
   e.call = [](V x) { return eagle::einsum("ij,jk->ik", x); };
   e.samples = [](DType d) {
     const Tol tol = d == DType::kFloat32   ? within(1e-5, 1e-5)

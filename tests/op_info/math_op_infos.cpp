@@ -8,6 +8,8 @@
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -48,7 +50,7 @@ std::vector<std::pair<Shape, Shape>> binary_shape_pairs() {
 enum class BinaryKind { kArithmetic, kComparison, kDivision, kPow, kLogical };
 
 // The errors every binary op raises the same way: incompatible shapes, mismatched dtypes.
-std::vector<ErrorCase> binary_errors(OpId op, Call call) {
+std::vector<ErrorCase> binary_errors(opdefs::OpId op, Call call) {
   const std::string name = str(op);
   const std::string suffix = " [Op:" + name + "]";
   const auto run = [call](Tensor x, Tensor y) { return [call, x, y] { call({x, y}); }; };
@@ -78,7 +80,7 @@ std::vector<ErrorCase> binary_errors(OpId op, Call call) {
   };
 }
 
-OpInfo binary_info(OpId op, BinaryKind kind, Call call) {
+OpInfo binary_info(opdefs::OpId op, BinaryKind kind, Call call) {
   OpInfo e{op};
   e.call = call;
   if (kind == BinaryKind::kComparison || kind == BinaryKind::kLogical) e.tolerance = exact_tol;
@@ -119,7 +121,7 @@ void add_errors(OpInfo& e, std::function<std::vector<ErrorCase>()> more) {
 }
 
 // `call` on one input of `dtype` must fail: the op's definition does not allow the dtype.
-ErrorCase dtype_not_allowed(OpId op, Call call, DType dtype, const std::string& tf_dtype,
+ErrorCase dtype_not_allowed(opdefs::OpId op, Call call, DType dtype, const std::string& tf_dtype,
                             const std::string& allowed) {
   const Tensor x = eagle::constant(std::vector<double>{1, 2}, Shape{2});
   return raises<InvalidArgumentError>([call, x, dtype] { call({eagle::cast(x, dtype)}); },
@@ -129,37 +131,47 @@ ErrorCase dtype_not_allowed(OpId op, Call call, DType dtype, const std::string& 
 std::vector<OpInfo> binary_infos() {
   using K = BinaryKind;
   std::vector<OpInfo> out = {
-      binary_info(OpId::kAddV2, K::kArithmetic, [](V x) { return eagle::add(x[0], x[1]); }),
-      binary_info(OpId::kSub, K::kArithmetic, [](V x) { return eagle::subtract(x[0], x[1]); }),
-      binary_info(OpId::kMul, K::kArithmetic, [](V x) { return eagle::multiply(x[0], x[1]); }),
-      binary_info(OpId::kRealDiv, K::kArithmetic, [](V x) { return eagle::divide(x[0], x[1]); }),
-      binary_info(OpId::kMaximum, K::kArithmetic, [](V x) { return eagle::maximum(x[0], x[1]); }),
-      binary_info(OpId::kMinimum, K::kArithmetic, [](V x) { return eagle::minimum(x[0], x[1]); }),
-      binary_info(OpId::kPow, K::kPow, [](V x) { return eagle::pow(x[0], x[1]); }),
-      binary_info(OpId::kEqual, K::kComparison, [](V x) { return eagle::equal(x[0], x[1]); }),
-      binary_info(OpId::kNotEqual, K::kComparison,
+      binary_info(opdefs::OpId::kAddV2, K::kArithmetic, [](V x) { return eagle::add(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kSub, K::kArithmetic,
+                  [](V x) { return eagle::subtract(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kMul, K::kArithmetic,
+                  [](V x) { return eagle::multiply(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kRealDiv, K::kArithmetic,
+                  [](V x) { return eagle::divide(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kMaximum, K::kArithmetic,
+                  [](V x) { return eagle::maximum(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kMinimum, K::kArithmetic,
+                  [](V x) { return eagle::minimum(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kPow, K::kPow, [](V x) { return eagle::pow(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kEqual, K::kComparison,
+                  [](V x) { return eagle::equal(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kNotEqual, K::kComparison,
                   [](V x) { return eagle::not_equal(x[0], x[1]); }),
-      binary_info(OpId::kLess, K::kComparison, [](V x) { return eagle::less(x[0], x[1]); }),
-      binary_info(OpId::kLessEqual, K::kComparison,
+      binary_info(opdefs::OpId::kLess, K::kComparison, [](V x) { return eagle::less(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kLessEqual, K::kComparison,
                   [](V x) { return eagle::less_equal(x[0], x[1]); }),
-      binary_info(OpId::kGreater, K::kComparison, [](V x) { return eagle::greater(x[0], x[1]); }),
-      binary_info(OpId::kGreaterEqual, K::kComparison,
+      binary_info(opdefs::OpId::kGreater, K::kComparison,
+                  [](V x) { return eagle::greater(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kGreaterEqual, K::kComparison,
                   [](V x) { return eagle::greater_equal(x[0], x[1]); }),
-      binary_info(OpId::kFloorDiv, K::kDivision, [](V x) { return eagle::floordiv(x[0], x[1]); }),
-      binary_info(OpId::kFloorMod, K::kDivision, [](V x) { return eagle::floormod(x[0], x[1]); }),
-      binary_info(OpId::kTruncateDiv, K::kDivision,
+      binary_info(opdefs::OpId::kFloorDiv, K::kDivision,
+                  [](V x) { return eagle::floordiv(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kFloorMod, K::kDivision,
+                  [](V x) { return eagle::floormod(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kTruncateDiv, K::kDivision,
                   [](V x) { return eagle::truncatediv(x[0], x[1]); }),
-      binary_info(OpId::kTruncateMod, K::kDivision,
+      binary_info(opdefs::OpId::kTruncateMod, K::kDivision,
                   [](V x) { return eagle::truncatemod(x[0], x[1]); }),
-      binary_info(OpId::kSquaredDifference, K::kArithmetic,
+      binary_info(opdefs::OpId::kSquaredDifference, K::kArithmetic,
                   [](V x) { return eagle::squared_difference(x[0], x[1]); }),
-      binary_info(OpId::kLogicalAnd, K::kLogical,
+      binary_info(opdefs::OpId::kLogicalAnd, K::kLogical,
                   [](V x) { return eagle::logical_and(x[0], x[1]); }),
-      binary_info(OpId::kLogicalOr, K::kLogical, [](V x) { return eagle::logical_or(x[0], x[1]); }),
+      binary_info(opdefs::OpId::kLogicalOr, K::kLogical,
+                  [](V x) { return eagle::logical_or(x[0], x[1]); }),
   };
-  std::map<OpId, OpInfo*> by_op;
+  std::map<opdefs::OpId, OpInfo*> by_op;
   for (OpInfo& e : out) by_op[e.op] = &e;
-  const auto bool_refused = [](OpId op, Call call, const std::string& allowed) {
+  const auto bool_refused = [](opdefs::OpId op, Call call, const std::string& allowed) {
     return [op, call, allowed] {
       const Tensor b = eagle::constant({true, false});
       return std::vector<ErrorCase>{raises<InvalidArgumentError>(
@@ -169,14 +181,17 @@ std::vector<OpInfo> binary_infos() {
           not_allowed(str(op), "bool", allowed))};
     };
   };
-  for (OpId op : {OpId::kAddV2, OpId::kSub, OpId::kMul, OpId::kMaximum, OpId::kMinimum, OpId::kPow,
-                  OpId::kLess, OpId::kLessEqual, OpId::kGreater, OpId::kGreaterEqual}) {
+  for (opdefs::OpId op :
+       {opdefs::OpId::kAddV2, opdefs::OpId::kSub, opdefs::OpId::kMul, opdefs::OpId::kMaximum,
+        opdefs::OpId::kMinimum, opdefs::OpId::kPow, opdefs::OpId::kLess, opdefs::OpId::kLessEqual,
+        opdefs::OpId::kGreater, opdefs::OpId::kGreaterEqual}) {
     add_errors(*by_op[op], bool_refused(op, by_op[op]->call, kNumericTexts));
   }
-  add_errors(*by_op[OpId::kRealDiv],
-             bool_refused(OpId::kRealDiv, by_op[OpId::kRealDiv]->call, kFloatingTexts));
+  add_errors(
+      *by_op[opdefs::OpId::kRealDiv],
+      bool_refused(opdefs::OpId::kRealDiv, by_op[opdefs::OpId::kRealDiv]->call, kFloatingTexts));
   // The operators, tensor-scalar forms included, raise under the op's name.
-  add_errors(*by_op[OpId::kAddV2], [] {
+  add_errors(*by_op[opdefs::OpId::kAddV2], [] {
     return std::vector<ErrorCase>{
         raises<InvalidArgumentError>([] { eagle::zeros({2}) + eagle::zeros({3}); },
                                      "Incompatible shapes: [2] vs. [3] [Op:AddV2]"),
@@ -184,7 +199,7 @@ std::vector<OpInfo> binary_infos() {
                                      not_allowed("AddV2", "bool", kNumericTexts)),
     };
   });
-  add_errors(*by_op[OpId::kLess], [] {
+  add_errors(*by_op[opdefs::OpId::kLess], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{
         raises<InvalidArgumentError>([] { eagle::zeros({2}) < eagle::zeros({3}); },
@@ -192,22 +207,22 @@ std::vector<OpInfo> binary_infos() {
         raises<InvalidArgumentError>([b] { b < b; }, not_allowed("Less", "bool", kNumericTexts)),
     };
   });
-  add_errors(*by_op[OpId::kLessEqual], [] {
+  add_errors(*by_op[opdefs::OpId::kLessEqual], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{raises<InvalidArgumentError>(
         [b] { b <= b; }, not_allowed("LessEqual", "bool", kNumericTexts))};
   });
-  add_errors(*by_op[OpId::kGreater], [] {
+  add_errors(*by_op[opdefs::OpId::kGreater], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{raises<InvalidArgumentError>(
         [b] { b > b; }, not_allowed("Greater", "bool", kNumericTexts))};
   });
-  add_errors(*by_op[OpId::kGreaterEqual], [] {
+  add_errors(*by_op[opdefs::OpId::kGreaterEqual], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{raises<InvalidArgumentError>(
         [b] { b >= b; }, not_allowed("GreaterEqual", "bool", kNumericTexts))};
   });
-  add_errors(*by_op[OpId::kMul], [] {
+  add_errors(*by_op[opdefs::OpId::kMul], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{
         raises<InvalidArgumentError>(
@@ -218,7 +233,7 @@ std::vector<OpInfo> binary_infos() {
         raises<InvalidArgumentError>([b] { b* b; }, not_allowed("Mul", "bool", kNumericTexts)),
     };
   });
-  add_errors(*by_op[OpId::kRealDiv], [] {
+  add_errors(*by_op[opdefs::OpId::kRealDiv], [] {
     return std::vector<ErrorCase>{
         // Integer division casts first; the shapes are still checked under RealDiv's name.
         raises<InvalidArgumentError>(
@@ -230,7 +245,7 @@ std::vector<OpInfo> binary_infos() {
                                      undefined_input(1, "RealDiv")),
     };
   });
-  add_errors(*by_op[OpId::kPow], [] {
+  add_errors(*by_op[opdefs::OpId::kPow], [] {
     const std::string text = "Integers to negative integer powers are not allowed [Op:Pow]";
     return std::vector<ErrorCase>{
         raises<InvalidArgumentError>(
@@ -255,29 +270,31 @@ std::vector<OpInfo> binary_infos() {
   // Finite differences (float64), broadcasting and size-1 dimensions included.
   const Shape s13{1, 3};
   const Shape s21{2, 1};
-  by_op[OpId::kAddV2]->gradients = {
+  by_op[opdefs::OpId::kAddV2]->gradients = {
       {"add broadcast", {{Shape{2, 3}}, {Shape{3}}}, [](V x) { return x[0] + x[1]; }},
       {"add size-1 broadcast", {{s21}, {s13}}, [](V x) { return x[0] + x[1]; }}};
-  by_op[OpId::kSub]->gradients = {
+  by_op[opdefs::OpId::kSub]->gradients = {
       {"sub broadcast", {{Shape{3}}, {Shape{2, 3}}}, [](V x) { return x[0] - x[1]; }}};
-  by_op[OpId::kMul]->gradients = {
+  by_op[opdefs::OpId::kMul]->gradients = {
       {"mul broadcast", {{Shape{2, 3}}, {s21}}, [](V x) { return x[0] * x[1]; }},
       {"size-0 dimension", {{Shape{0, 3}}, {Shape{3}}}, [](V x) { return x[0] * x[1]; }}};
-  by_op[OpId::kRealDiv]->gradients = {{"div broadcast",
-                                       {{Shape{2, 3}}, {Shape{3}, GradDomain::kAwayFromZero}},
-                                       [](V x) { return x[0] / x[1]; }}};
-  by_op[OpId::kMaximum]->gradients = {
+  by_op[opdefs::OpId::kRealDiv]->gradients = {
+      {"div broadcast", {{Shape{2, 3}}, {Shape{3}, GradDomain::kAwayFromZero}}, [](V x) {
+         return x[0] / x[1];
+       }}};
+  by_op[opdefs::OpId::kMaximum]->gradients = {
       {"maximum", {{Shape{2, 3}}, {Shape{2, 3}}}, [](V x) { return eagle::maximum(x[0], x[1]); }}};
-  by_op[OpId::kMinimum]->gradients = {{"minimum broadcast", {{Shape{2, 3}}, {Shape{3}}}, [](V x) {
-                                         return eagle::minimum(x[0], x[1]);
-                                       }}};
-  by_op[OpId::kPow]->gradients = {{"pow",
-                                   {{Shape{2, 3}, GradDomain::kPositive}, {Shape{2, 3}}},
-                                   [](V x) { return eagle::pow(x[0], x[1]); }}};
-  by_op[OpId::kFloorMod]->gradients = {{"floormod",
-                                        {{Shape{2, 3}}, {Shape{2, 3}, GradDomain::kAwayFromZero}},
-                                        [](V x) { return eagle::floormod(x[0], x[1]); }}};
-  by_op[OpId::kSquaredDifference]->gradients = {
+  by_op[opdefs::OpId::kMinimum]->gradients = {{"minimum broadcast",
+                                               {{Shape{2, 3}}, {Shape{3}}},
+                                               [](V x) { return eagle::minimum(x[0], x[1]); }}};
+  by_op[opdefs::OpId::kPow]->gradients = {{"pow",
+                                           {{Shape{2, 3}, GradDomain::kPositive}, {Shape{2, 3}}},
+                                           [](V x) { return eagle::pow(x[0], x[1]); }}};
+  by_op[opdefs::OpId::kFloorMod]->gradients = {
+      {"floormod", {{Shape{2, 3}}, {Shape{2, 3}, GradDomain::kAwayFromZero}}, [](V x) {
+         return eagle::floormod(x[0], x[1]);
+       }}};
+  by_op[opdefs::OpId::kSquaredDifference]->gradients = {
       {"squared_difference", {{Shape{2, 3}}, {Shape{3}}}, [](V x) {
          return eagle::squared_difference(x[0], x[1]);
        }}};
@@ -286,7 +303,8 @@ std::vector<OpInfo> binary_infos() {
 
 // ---- Unary --------------------------------------------------------------------------------------
 
-OpInfo unary_info(OpId op, Call call, Domain domain = Domain::kGeneral, bool exact = false) {
+OpInfo unary_info(opdefs::OpId op, Call call, Domain domain = Domain::kGeneral,
+                  bool exact = false) {
   OpInfo e{op};
   e.call = call;
   if (exact) e.tolerance = exact_tol;
@@ -305,48 +323,48 @@ OpInfo unary_info(OpId op, Call call, Domain domain = Domain::kGeneral, bool exa
 std::vector<OpInfo> unary_infos() {
   const Domain wide = Domain::kWide, positive = Domain::kPositive, general = Domain::kGeneral;
   std::vector<OpInfo> out = {
-      unary_info(OpId::kNeg, [](V x) { return eagle::negative(x[0]); }),
-      unary_info(OpId::kAbs, [](V x) { return eagle::abs(x[0]); }),
+      unary_info(opdefs::OpId::kNeg, [](V x) { return eagle::negative(x[0]); }),
+      unary_info(opdefs::OpId::kAbs, [](V x) { return eagle::abs(x[0]); }),
       unary_info(
-          OpId::kExp, [](V x) { return eagle::exp(x[0]); }, wide),
+          opdefs::OpId::kExp, [](V x) { return eagle::exp(x[0]); }, wide),
       unary_info(
-          OpId::kLog, [](V x) { return eagle::log(x[0]); }, positive),
+          opdefs::OpId::kLog, [](V x) { return eagle::log(x[0]); }, positive),
       unary_info(
-          OpId::kSqrt, [](V x) { return eagle::sqrt(x[0]); }, positive),
-      unary_info(OpId::kSquare, [](V x) { return eagle::square(x[0]); }),
-      unary_info(OpId::kRelu, [](V x) { return eagle::relu(x[0]); }),
+          opdefs::OpId::kSqrt, [](V x) { return eagle::sqrt(x[0]); }, positive),
+      unary_info(opdefs::OpId::kSquare, [](V x) { return eagle::square(x[0]); }),
+      unary_info(opdefs::OpId::kRelu, [](V x) { return eagle::relu(x[0]); }),
       unary_info(
-          OpId::kSigmoid, [](V x) { return eagle::sigmoid(x[0]); }, wide),
+          opdefs::OpId::kSigmoid, [](V x) { return eagle::sigmoid(x[0]); }, wide),
       unary_info(
-          OpId::kTanh, [](V x) { return eagle::tanh(x[0]); }, wide),
-      unary_info(OpId::kFloor, [](V x) { return eagle::floor(x[0]); }),
-      unary_info(OpId::kCeil, [](V x) { return eagle::ceil(x[0]); }),
-      unary_info(OpId::kRound, [](V x) { return eagle::round(x[0]); }),
-      unary_info(OpId::kSign, [](V x) { return eagle::sign(x[0]); }),
+          opdefs::OpId::kTanh, [](V x) { return eagle::tanh(x[0]); }, wide),
+      unary_info(opdefs::OpId::kFloor, [](V x) { return eagle::floor(x[0]); }),
+      unary_info(opdefs::OpId::kCeil, [](V x) { return eagle::ceil(x[0]); }),
+      unary_info(opdefs::OpId::kRound, [](V x) { return eagle::round(x[0]); }),
+      unary_info(opdefs::OpId::kSign, [](V x) { return eagle::sign(x[0]); }),
       unary_info(
-          OpId::kRsqrt, [](V x) { return eagle::rsqrt(x[0]); }, positive),
-      unary_info(OpId::kReciprocal, [](V x) { return eagle::reciprocal(x[0]); }),
+          opdefs::OpId::kRsqrt, [](V x) { return eagle::rsqrt(x[0]); }, positive),
+      unary_info(opdefs::OpId::kReciprocal, [](V x) { return eagle::reciprocal(x[0]); }),
       unary_info(
-          OpId::kLog1p, [](V x) { return eagle::log1p(x[0]); }, positive),
+          opdefs::OpId::kLog1p, [](V x) { return eagle::log1p(x[0]); }, positive),
       unary_info(
-          OpId::kErf, [](V x) { return eagle::erf(x[0]); }, wide),
+          opdefs::OpId::kErf, [](V x) { return eagle::erf(x[0]); }, wide),
       unary_info(
-          OpId::kSin, [](V x) { return eagle::sin(x[0]); }, wide),
+          opdefs::OpId::kSin, [](V x) { return eagle::sin(x[0]); }, wide),
       unary_info(
-          OpId::kCos, [](V x) { return eagle::cos(x[0]); }, wide),
+          opdefs::OpId::kCos, [](V x) { return eagle::cos(x[0]); }, wide),
       unary_info(
-          OpId::kIsNan, [](V x) { return eagle::is_nan(x[0]); }, general, true),
+          opdefs::OpId::kIsNan, [](V x) { return eagle::is_nan(x[0]); }, general, true),
       unary_info(
-          OpId::kIsInf, [](V x) { return eagle::is_inf(x[0]); }, general, true),
+          opdefs::OpId::kIsInf, [](V x) { return eagle::is_inf(x[0]); }, general, true),
       unary_info(
-          OpId::kIsFinite, [](V x) { return eagle::is_finite(x[0]); }, general, true),
+          opdefs::OpId::kIsFinite, [](V x) { return eagle::is_finite(x[0]); }, general, true),
       unary_info(
-          OpId::kLogicalNot, [](V x) { return eagle::logical_not(x[0]); }, general, true),
+          opdefs::OpId::kLogicalNot, [](V x) { return eagle::logical_not(x[0]); }, general, true),
   };
-  std::map<OpId, OpInfo*> by_op;
+  std::map<opdefs::OpId, OpInfo*> by_op;
   for (OpInfo& e : out) by_op[e.op] = &e;
   // Dtypes the op's definition does not allow.
-  const auto refuses = [&](OpId op, std::vector<std::pair<DType, std::string>> dtypes,
+  const auto refuses = [&](opdefs::OpId op, std::vector<std::pair<DType, std::string>> dtypes,
                            const std::string& allowed) {
     const Call call = by_op[op]->call;
     by_op[op]->errors = [op, call, dtypes, allowed] {
@@ -357,48 +375,48 @@ std::vector<OpInfo> unary_infos() {
       return cases;
     };
   };
-  refuses(OpId::kExp, {{DType::kInt32, "int32"}, {DType::kBool, "bool"}}, kFloatingTexts);
-  refuses(OpId::kLog, {{DType::kInt64, "int64"}}, kFloatingTexts);
-  refuses(OpId::kSqrt, {{DType::kBool, "bool"}, {DType::kInt32, "int32"}}, kFloatingTexts);
-  refuses(OpId::kSigmoid, {{DType::kInt32, "int32"}}, kFloatingTexts);
-  refuses(OpId::kTanh, {{DType::kInt64, "int64"}}, kFloatingTexts);
-  refuses(OpId::kNeg, {{DType::kBool, "bool"}}, kNumericTexts);
-  refuses(OpId::kAbs, {{DType::kBool, "bool"}}, kNumericTexts);
-  refuses(OpId::kSquare, {{DType::kBool, "bool"}}, kNumericTexts);
-  refuses(OpId::kRelu, {{DType::kBool, "bool"}}, kNumberTypesTexts);
-  add_errors(*by_op[OpId::kNeg], [] {
+  refuses(opdefs::OpId::kExp, {{DType::kInt32, "int32"}, {DType::kBool, "bool"}}, kFloatingTexts);
+  refuses(opdefs::OpId::kLog, {{DType::kInt64, "int64"}}, kFloatingTexts);
+  refuses(opdefs::OpId::kSqrt, {{DType::kBool, "bool"}, {DType::kInt32, "int32"}}, kFloatingTexts);
+  refuses(opdefs::OpId::kSigmoid, {{DType::kInt32, "int32"}}, kFloatingTexts);
+  refuses(opdefs::OpId::kTanh, {{DType::kInt64, "int64"}}, kFloatingTexts);
+  refuses(opdefs::OpId::kNeg, {{DType::kBool, "bool"}}, kNumericTexts);
+  refuses(opdefs::OpId::kAbs, {{DType::kBool, "bool"}}, kNumericTexts);
+  refuses(opdefs::OpId::kSquare, {{DType::kBool, "bool"}}, kNumericTexts);
+  refuses(opdefs::OpId::kRelu, {{DType::kBool, "bool"}}, kNumberTypesTexts);
+  add_errors(*by_op[opdefs::OpId::kNeg], [] {
     const Tensor b = eagle::constant({true, false});
     return std::vector<ErrorCase>{
         raises<InvalidArgumentError>([b] { -b; }, not_allowed("Neg", "bool", kNumericTexts))};
   });
 
-  const auto grad = [&](OpId op, GradDomain domain) {
+  const auto grad = [&](opdefs::OpId op, GradDomain domain) {
     const Call call = by_op[op]->call;
     by_op[op]->gradients = {{str(op), {{Shape{2, 3}, domain}}, call}};
   };
-  grad(OpId::kNeg, GradDomain::kAny);
-  grad(OpId::kAbs, GradDomain::kAwayFromZero);
-  grad(OpId::kExp, GradDomain::kAny);
-  grad(OpId::kLog, GradDomain::kPositive);
-  grad(OpId::kSqrt, GradDomain::kPositive);
-  grad(OpId::kSquare, GradDomain::kAny);
-  grad(OpId::kRelu, GradDomain::kAwayFromZero);
-  grad(OpId::kSigmoid, GradDomain::kAny);
-  grad(OpId::kTanh, GradDomain::kAny);
-  grad(OpId::kSign, GradDomain::kAwayFromZero);  // zero, away from the jump
-  grad(OpId::kRsqrt, GradDomain::kPositive);
-  grad(OpId::kReciprocal, GradDomain::kAwayFromZero);
-  grad(OpId::kLog1p, GradDomain::kUnit);
-  grad(OpId::kErf, GradDomain::kAny);
-  grad(OpId::kSin, GradDomain::kAny);
-  grad(OpId::kCos, GradDomain::kAny);
+  grad(opdefs::OpId::kNeg, GradDomain::kAny);
+  grad(opdefs::OpId::kAbs, GradDomain::kAwayFromZero);
+  grad(opdefs::OpId::kExp, GradDomain::kAny);
+  grad(opdefs::OpId::kLog, GradDomain::kPositive);
+  grad(opdefs::OpId::kSqrt, GradDomain::kPositive);
+  grad(opdefs::OpId::kSquare, GradDomain::kAny);
+  grad(opdefs::OpId::kRelu, GradDomain::kAwayFromZero);
+  grad(opdefs::OpId::kSigmoid, GradDomain::kAny);
+  grad(opdefs::OpId::kTanh, GradDomain::kAny);
+  grad(opdefs::OpId::kSign, GradDomain::kAwayFromZero);  // zero, away from the jump
+  grad(opdefs::OpId::kRsqrt, GradDomain::kPositive);
+  grad(opdefs::OpId::kReciprocal, GradDomain::kAwayFromZero);
+  grad(opdefs::OpId::kLog1p, GradDomain::kUnit);
+  grad(opdefs::OpId::kErf, GradDomain::kAny);
+  grad(opdefs::OpId::kSin, GradDomain::kAny);
+  grad(opdefs::OpId::kCos, GradDomain::kAny);
   return out;
 }
 
 // ---- Cast ---------------------------------------------------------------------------------------
 
 OpInfo cast_info() {
-  OpInfo e{OpId::kCast};
+  OpInfo e{opdefs::OpId::kCast};
   e.call = [](V x) { return eagle::cast(x[0], DType::kInt32); };
   e.samples = [](DType from) {
     // Edge values: NaN and infinities, ties, the integer limits and just past them, float16
@@ -484,7 +502,8 @@ OpInfo cast_info() {
 // ---- The activation gradients -------------------------------------------------------------------
 
 // Inputs in the op's order; `positive`: input 0 (y or x of SqrtGrad, RsqrtGrad) in kPositive.
-OpInfo activation_grad_info(OpId op, Call call, bool positive, GradSample second_derivative) {
+OpInfo activation_grad_info(opdefs::OpId op, Call call, bool positive,
+                            GradSample second_derivative) {
   OpInfo e{op};
   e.call = call;
   e.samples = [op, positive](DType d) {
@@ -496,7 +515,8 @@ OpInfo activation_grad_info(OpId op, Call call, bool positive, GradSample second
                             seed_of(static_cast<int>(op), s, 5), true);
       const Tensor b =
           make(d, shapes[s], Domain::kGeneral, seed_of(static_cast<int>(op), s, 6), true);
-      out.push_back({shapes[s].to_string(), op == OpId::kReluGrad ? Inputs{b, a} : Inputs{a, b}});
+      out.push_back(
+          {shapes[s].to_string(), op == opdefs::OpId::kReluGrad ? Inputs{b, a} : Inputs{a, b}});
     }
     return out;
   };
@@ -519,29 +539,32 @@ std::vector<OpInfo> activation_grad_infos() {
   const GradDomain pos = GradDomain::kPositive;
   return {
       activation_grad_info(
-          OpId::kReluGrad, [](V x) { return ad::relu_grad(x[0], x[1]); }, false,
+          opdefs::OpId::kReluGrad, [](V x) { return ad::relu_grad(x[0], x[1]); }, false,
           {"relu grad twice",
            {{Shape{2, 3}, GradDomain::kAwayFromZero}},
            second_derivative([](const Tensor& t) { return eagle::square(eagle::relu(t)); })}),
       activation_grad_info(
-          OpId::kSigmoidGrad, [](V x) { return ad::sigmoid_grad(x[0], x[1]); }, false,
+          opdefs::OpId::kSigmoidGrad, [](V x) { return ad::sigmoid_grad(x[0], x[1]); }, false,
           {"sigmoid second derivative", {{Shape{2, 3}}}, second_derivative([](const Tensor& t) {
              return eagle::sigmoid(t);
            })}),
-      activation_grad_info(OpId::kTanhGrad, [](V x) { return ad::tanh_grad(x[0], x[1]); }, false,
-                           {"tanh second derivative",
-                            {{Shape{2, 3}}},
-                            second_derivative([](const Tensor& t) { return eagle::tanh(t); })}),
-      activation_grad_info(OpId::kSqrtGrad, [](V x) { return ad::sqrt_grad(x[0], x[1]); }, true,
-                           {"sqrt second derivative",
-                            {{Shape{2, 3}, pos}},
-                            second_derivative([](const Tensor& t) { return eagle::sqrt(t); })}),
-      activation_grad_info(OpId::kRsqrtGrad, [](V x) { return ad::rsqrt_grad(x[0], x[1]); }, true,
-                           {"rsqrt second derivative",
-                            {{Shape{2, 3}, pos}},
-                            second_derivative([](const Tensor& t) { return eagle::rsqrt(t); })}),
       activation_grad_info(
-          OpId::kReciprocalGrad, [](V x) { return ad::reciprocal_grad(x[0], x[1]); }, false,
+          opdefs::OpId::kTanhGrad, [](V x) { return ad::tanh_grad(x[0], x[1]); }, false,
+          {"tanh second derivative", {{Shape{2, 3}}}, second_derivative([](const Tensor& t) {
+             return eagle::tanh(t);
+           })}),
+      activation_grad_info(
+          opdefs::OpId::kSqrtGrad, [](V x) { return ad::sqrt_grad(x[0], x[1]); }, true,
+          {"sqrt second derivative", {{Shape{2, 3}, pos}}, second_derivative([](const Tensor& t) {
+             return eagle::sqrt(t);
+           })}),
+      activation_grad_info(
+          opdefs::OpId::kRsqrtGrad, [](V x) { return ad::rsqrt_grad(x[0], x[1]); }, true,
+          {"rsqrt second derivative", {{Shape{2, 3}, pos}}, second_derivative([](const Tensor& t) {
+             return eagle::rsqrt(t);
+           })}),
+      activation_grad_info(
+          opdefs::OpId::kReciprocalGrad, [](V x) { return ad::reciprocal_grad(x[0], x[1]); }, false,
           {"reciprocal second derivative",
            {{Shape{2, 3}, pos}},
            second_derivative([](const Tensor& t) { return eagle::reciprocal(t); })}),

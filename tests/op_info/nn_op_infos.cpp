@@ -15,9 +15,11 @@
 #include "eagle/ops/nn_normalization.hpp"
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/dispatcher.hpp"
+
+namespace opdefs = eagle::opdefs;
 
 namespace eagle_test {
 
@@ -32,8 +34,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // One output of `shape` (the first input's dtype), through the dispatcher.
-Tensor direct(OpId op, const Inputs& in, const Shape& shape,
-              const ops::OpAttrs& attrs = rt::no_attrs()) {
+Tensor direct(opdefs::OpId op, const Inputs& in, const Shape& shape,
+              const opdefs::OpAttrs& attrs = rt::no_attrs()) {
   return rt::execute1(op, in[0].dtype(), in.data(), static_cast<int>(in.size()), shape,
                       in[0].dtype(), attrs);
 }
@@ -60,7 +62,7 @@ Call second_derivative(std::function<Tensor(const Tensor&)> f) {
   };
 }
 
-std::vector<Sample> elementwise_samples(OpId op, DType d, int inputs, Domain domain) {
+std::vector<Sample> elementwise_samples(opdefs::OpId op, DType d, int inputs, Domain domain) {
   std::vector<Sample> out;
   const auto& shapes = elementwise_shapes();
   for (std::size_t s = 0; s < shapes.size(); ++s) {
@@ -76,7 +78,7 @@ std::vector<Sample> elementwise_samples(OpId op, DType d, int inputs, Domain dom
 
 // ---- Activations --------------------------------------------------------------------------------
 
-OpInfo activation_info(OpId op, Call call, std::string float_only, GradSample gradient) {
+OpInfo activation_info(opdefs::OpId op, Call call, std::string float_only, GradSample gradient) {
   OpInfo e{op};
   e.call = call;
   e.samples = [op](DType d) { return elementwise_samples(op, d, 1, Domain::kWide); };
@@ -94,10 +96,10 @@ OpInfo activation_info(OpId op, Call call, std::string float_only, GradSample gr
 }
 
 OpInfo leaky_relu_info() {
-  OpInfo e{OpId::kLeakyRelu};
+  OpInfo e{opdefs::OpId::kLeakyRelu};
   e.call = [](V x) { return eagle::nn::leaky_relu(x[0]); };
   e.samples = [](DType d) {
-    std::vector<Sample> out = elementwise_samples(OpId::kLeakyRelu, d, 1, Domain::kWide);
+    std::vector<Sample> out = elementwise_samples(opdefs::OpId::kLeakyRelu, d, 1, Domain::kWide);
     // Alpha above 1 (TensorFlow computes max(x, alpha * x) below 1 only) and 0.
     for (double alpha : {0.0, 0.3, 1.5}) {
       out.push_back({"[33] alpha " + show(alpha),
@@ -114,7 +116,8 @@ OpInfo leaky_relu_info() {
 }
 
 // The fused gradients: (gradients, features) or (gradients, outputs), TensorFlow's order.
-OpInfo activation_grad_info(OpId op, ops::OpAttrs attrs, std::optional<GradSample> gradient) {
+OpInfo activation_grad_info(opdefs::OpId op, opdefs::OpAttrs attrs,
+                            std::optional<GradSample> gradient) {
   OpInfo e{op};
   e.call = [op, attrs](V x) { return direct(op, x, x[0].shape(), attrs); };
   e.samples = [op](DType d) { return elementwise_samples(op, d, 2, Domain::kWide); };
@@ -127,41 +130,43 @@ std::vector<OpInfo> activation_infos() {
   const Shape s23{2, 3};
   const GradDomain away = GradDomain::kAwayFromZero;
   std::vector<OpInfo> out = {
-      activation_info(OpId::kRelu6, [](V x) { return eagle::nn::relu6(x[0]); }, "",
+      activation_info(opdefs::OpId::kRelu6, [](V x) { return eagle::nn::relu6(x[0]); }, "",
                       {"relu6", {{s23, away}}, [](V x) { return eagle::nn::relu6(x[0] * 4.0); }}),
-      activation_info(OpId::kElu, [](V x) { return eagle::nn::elu(x[0]); }, "Elu",
+      activation_info(opdefs::OpId::kElu, [](V x) { return eagle::nn::elu(x[0]); }, "Elu",
                       {"elu", {{s23, away}}, [](V x) { return eagle::nn::elu(x[0]); }}),
-      activation_info(OpId::kSelu, [](V x) { return eagle::nn::selu(x[0]); }, "Selu",
+      activation_info(opdefs::OpId::kSelu, [](V x) { return eagle::nn::selu(x[0]); }, "Selu",
                       {"selu", {{s23, away}}, [](V x) { return eagle::nn::selu(x[0]); }}),
-      activation_info(OpId::kSoftplus, [](V x) { return eagle::nn::softplus(x[0]); }, "Softplus",
+      activation_info(opdefs::OpId::kSoftplus, [](V x) { return eagle::nn::softplus(x[0]); },
+                      "Softplus",
                       {"softplus", {{s23}}, [](V x) { return eagle::nn::softplus(x[0] * 10.0); }}),
-      activation_info(OpId::kSoftsign, [](V x) { return eagle::nn::softsign(x[0]); }, "Softsign",
+      activation_info(opdefs::OpId::kSoftsign, [](V x) { return eagle::nn::softsign(x[0]); },
+                      "Softsign",
                       {"softsign", {{s23, away}}, [](V x) { return eagle::nn::softsign(x[0]); }}),
       leaky_relu_info(),
       activation_grad_info(
-          OpId::kRelu6Grad, rt::no_attrs(),
+          opdefs::OpId::kRelu6Grad, rt::no_attrs(),
           GradSample{
               "relu6 second derivative", {{s23, away}}, second_derivative([](const Tensor& t) {
                 return eagle::square(eagle::nn::relu6(t * 4.0));
               })}),
       activation_grad_info(
-          OpId::kLeakyReluGrad, ops::OpAttrs{ops::LeakyReluAttrs{0.2}},
+          opdefs::OpId::kLeakyReluGrad, opdefs::OpAttrs{opdefs::LeakyReluAttrs{0.2}},
           GradSample{
               "leaky_relu second derivative", {{s23, away}}, second_derivative([](const Tensor& t) {
                 return eagle::square(eagle::nn::leaky_relu(t));
               })}),
       activation_grad_info(
-          OpId::kEluGrad, rt::no_attrs(),
+          opdefs::OpId::kEluGrad, rt::no_attrs(),
           GradSample{"elu second derivative", {{s23, away}}, second_derivative([](const Tensor& t) {
                        return eagle::square(eagle::nn::elu(t));
                      })}),
       activation_grad_info(
-          OpId::kSeluGrad, rt::no_attrs(),
+          opdefs::OpId::kSeluGrad, rt::no_attrs(),
           GradSample{
               "selu second derivative", {{s23, away}}, second_derivative([](const Tensor& t) {
                 return eagle::square(eagle::nn::selu(t));
               })}),
-      activation_grad_info(OpId::kSoftsignGrad, rt::no_attrs(), std::nullopt),
+      activation_grad_info(opdefs::OpId::kSoftsignGrad, rt::no_attrs(), std::nullopt),
   };
   // LeakyReluGrad with another alpha.
   OpInfo& leaky_grad = out[7];
@@ -171,8 +176,8 @@ std::vector<OpInfo> activation_infos() {
     s.push_back({"[33] alpha 1.5",
                  {make(d, {33}, Domain::kWide, 31, true), make(d, {33}, Domain::kWide, 32, true)},
                  [](V x) {
-                   return direct(OpId::kLeakyReluGrad, x, x[0].shape(),
-                                 ops::OpAttrs{ops::LeakyReluAttrs{1.5}});
+                   return direct(opdefs::OpId::kLeakyReluGrad, x, x[0].shape(),
+                                 opdefs::OpAttrs{opdefs::LeakyReluAttrs{1.5}});
                  }});
     return s;
   };
@@ -180,23 +185,27 @@ std::vector<OpInfo> activation_infos() {
 }
 
 OpInfo erfc_info() {
-  OpInfo e{OpId::kErfc};
+  OpInfo e{opdefs::OpId::kErfc};
   // gelu's building block (eagle::nn::gelu).
-  e.call = [](V x) { return ops::run_unary(OpId::kErfc, x[0], x[0].shape(), x[0].dtype()); };
-  e.samples = [](DType d) { return elementwise_samples(OpId::kErfc, d, 1, Domain::kWide); };
+  e.call = [](V x) {
+    return ops::run_unary(opdefs::OpId::kErfc, x[0], x[0].shape(), x[0].dtype());
+  };
+  e.samples = [](DType d) { return elementwise_samples(opdefs::OpId::kErfc, d, 1, Domain::kWide); };
   e.check_undefined_inputs = false;
   e.gradients = {{"erfc", {{Shape{2, 3}}}, e.call}};
   return e;
 }
 
 OpInfo stop_gradient_info() {
-  OpInfo e{OpId::kStopGradient};
+  OpInfo e{opdefs::OpId::kStopGradient};
   // moments' building block (eagle::nn::moments).
   e.call = [](V x) {
-    return ops::run_unary(OpId::kStopGradient, x[0], x[0].shape(), x[0].dtype());
+    return ops::run_unary(opdefs::OpId::kStopGradient, x[0], x[0].shape(), x[0].dtype());
   };
   e.tolerance = exact_tol;
-  e.samples = [](DType d) { return elementwise_samples(OpId::kStopGradient, d, 1, Domain::kWide); };
+  e.samples = [](DType d) {
+    return elementwise_samples(opdefs::OpId::kStopGradient, d, 1, Domain::kWide);
+  };
   e.check_undefined_inputs = false;
   return e;
 }
@@ -204,7 +213,7 @@ OpInfo stop_gradient_info() {
 // ---- LogSoftmax, BiasAdd ------------------------------------------------------------------------
 
 OpInfo log_softmax_info() {
-  OpInfo e{OpId::kLogSoftmax};
+  OpInfo e{opdefs::OpId::kLogSoftmax};
   e.call = [](V x) { return eagle::nn::log_softmax(x[0]); };
   e.samples = [](DType d) {
     struct Case {
@@ -269,7 +278,7 @@ const std::vector<Shape>& bias_shapes() {
 }
 
 OpInfo bias_add_info() {
-  OpInfo e{OpId::kBiasAdd};
+  OpInfo e{opdefs::OpId::kBiasAdd};
   e.call = [](V x) { return eagle::nn::bias_add(x[0], x[1]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -308,11 +317,11 @@ OpInfo bias_add_info() {
 }
 
 OpInfo bias_add_grad_info() {
-  OpInfo e{OpId::kBiasAddGrad};
+  OpInfo e{opdefs::OpId::kBiasAddGrad};
   // The sum of out_backprop over every dimension but the last.
   e.call = [](V x) {
     const Shape& s = x[0].shape();
-    return direct(OpId::kBiasAddGrad, x, Shape{s[s.rank() - 1]});
+    return direct(opdefs::OpId::kBiasAddGrad, x, Shape{s[s.rank() - 1]});
   };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -323,7 +332,7 @@ OpInfo bias_add_grad_info() {
       const std::int64_t last = shape[shape.rank() - 1];
       const std::int64_t rows = last == 0 ? 0 : shape.num_elements() / last;
       const Tensor magnitudes =
-          on_cpu([&] { return direct(OpId::kBiasAddGrad, {abs64(g)}, Shape{last}); });
+          on_cpu([&] { return direct(opdefs::OpId::kBiasAddGrad, {abs64(g)}, Shape{last}); });
       out.push_back({shape.to_string(), {g}, {}, sum_tol(d, rows, magnitudes)});
     }
     // The seed CNN's first layer at batch 8: thousands of rows over few channels (a GPU splits
@@ -332,7 +341,7 @@ OpInfo bias_add_grad_info() {
     const Tensor g = make(d, first_layer, eagle::is_floating(d) ? Domain::kUnit : Domain::kGeneral,
                           seed_of(bias_shapes().size(), 52));
     const Tensor magnitudes =
-        on_cpu([&] { return direct(OpId::kBiasAddGrad, {abs64(g)}, Shape{32}); });
+        on_cpu([&] { return direct(opdefs::OpId::kBiasAddGrad, {abs64(g)}, Shape{32}); });
     out.push_back({first_layer.to_string(), {g}, {}, sum_tol(d, 8 * 26 * 26, magnitudes)});
     return out;
   };
@@ -352,7 +361,8 @@ OpInfo bias_add_grad_info() {
 // ---- Losses -------------------------------------------------------------------------------------
 
 // Both outputs of a cross entropy on 2-D logits: (loss [batch], backprop [batch, classes]).
-std::pair<Tensor, Tensor> cross_entropy(OpId op, const Tensor& logits, const Tensor& labels) {
+std::pair<Tensor, Tensor> cross_entropy(opdefs::OpId op, const Tensor& logits,
+                                        const Tensor& labels) {
   const Shape& s = logits.shape();
   const Tensor inputs[2] = {logits, labels};
   const rt::TensorSpec specs[2] = {{Shape{s[0]}, logits.dtype()}, {s, logits.dtype()}};
@@ -382,7 +392,7 @@ const std::vector<Shape>& logits_shapes() {
 }
 
 OpInfo softmax_cross_entropy_info() {
-  OpInfo e{OpId::kSoftmaxCrossEntropyWithLogits};
+  OpInfo e{opdefs::OpId::kSoftmaxCrossEntropyWithLogits};
   // Inputs (logits, labels), the op's order.
   e.call = [](V x) { return eagle::nn::softmax_cross_entropy_with_logits(x[1], x[0]); };
   e.samples = [](DType d) {
@@ -397,7 +407,7 @@ OpInfo softmax_cross_entropy_info() {
           {shape.to_string() + " backprop",
            {logits, labels},
            [](V x) {
-             return cross_entropy(OpId::kSoftmaxCrossEntropyWithLogits, x[0], x[1]).second;
+             return cross_entropy(opdefs::OpId::kSoftmaxCrossEntropyWithLogits, x[0], x[1]).second;
            },
            accumulation_tol(d, static_cast<double>(shape[1]))});
     }
@@ -446,7 +456,7 @@ OpInfo softmax_cross_entropy_info() {
 }
 
 OpInfo sparse_softmax_cross_entropy_info() {
-  OpInfo e{OpId::kSparseSoftmaxCrossEntropyWithLogits};
+  OpInfo e{opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits};
   // Inputs (logits, labels), the op's order.
   e.call = [](V x) { return eagle::nn::sparse_softmax_cross_entropy_with_logits(x[1], x[0]); };
   e.samples = [](DType d) {
@@ -461,13 +471,14 @@ OpInfo sparse_softmax_cross_entropy_info() {
         const Tensor labels = make_values(label_type, v, {shape[0]});
         const std::string what = shape.to_string() + " " + str(label_type) + " labels";
         out.push_back({what + " loss", {logits, labels}, {}, loss_tol(d, logits, labels)});
-        out.push_back(
-            {what + " backprop",
-             {logits, labels},
-             [](V x) {
-               return cross_entropy(OpId::kSparseSoftmaxCrossEntropyWithLogits, x[0], x[1]).second;
-             },
-             accumulation_tol(d, static_cast<double>(shape[1]))});
+        out.push_back({what + " backprop",
+                       {logits, labels},
+                       [](V x) {
+                         return cross_entropy(opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits,
+                                              x[0], x[1])
+                             .second;
+                       },
+                       accumulation_tol(d, static_cast<double>(shape[1]))});
       }
     }
     return out;
@@ -513,7 +524,7 @@ OpInfo sparse_softmax_cross_entropy_info() {
 }
 
 OpInfo l2_loss_info() {
-  OpInfo e{OpId::kL2Loss};
+  OpInfo e{opdefs::OpId::kL2Loss};
   e.call = [](V x) { return eagle::nn::l2_loss(x[0]); };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -539,7 +550,7 @@ OpInfo l2_loss_info() {
 }
 
 OpInfo one_hot_info() {
-  OpInfo e{OpId::kOneHot};
+  OpInfo e{opdefs::OpId::kOneHot};
   // Keyed by the output dtype; the indices are int32 or int64.
   e.call = [](V x) { return eagle::nn::one_hot(x[0], 4); };
   e.tolerance = exact_tol;
@@ -633,7 +644,7 @@ Inputs batch_norm_inputs(const BatchNormCase& c, DType d, std::size_t i) {
 Tensor input_or_none(const Inputs& in, std::size_t i) { return i < in.size() ? in[i] : Tensor(); }
 
 OpInfo fused_batch_norm_info() {
-  OpInfo e{OpId::kFusedBatchNormV3};
+  OpInfo e{opdefs::OpId::kFusedBatchNormV3};
   e.call = [](V x) { return eagle::nn::fused_batch_norm(x[0], x[1], x[2]).y; };
   e.samples = [](DType d) {
     std::vector<Sample> out;
@@ -710,7 +721,7 @@ OpInfo fused_batch_norm_info() {
 }
 
 OpInfo fused_batch_norm_grad_info() {
-  OpInfo e{OpId::kFusedBatchNormGradV3};
+  OpInfo e{opdefs::OpId::kFusedBatchNormGradV3};
   // Inputs (y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3), as the
   // gradient of FusedBatchNormV3 calls it (src/autodiff/nn_grad.cpp); outputs x_backprop,
   // scale_backprop, offset_backprop and two empty ones.
@@ -720,8 +731,8 @@ OpInfo fused_batch_norm_grad_info() {
     const rt::TensorSpec specs[5] = {
         {x[1].shape(), x[1].dtype()}, {ch, u}, {ch, u}, {Shape{0}, u}, {Shape{0}, u}};
     Tensor r[5];
-    rt::execute(rt::OpCall{OpId::kFusedBatchNormGradV3, x[1].dtype(), x.data(), 6, specs, 5,
-                           ops::OpAttrs{ops::FusedBatchNormAttrs{0.001, 1.0, training}}},
+    rt::execute(rt::OpCall{opdefs::OpId::kFusedBatchNormGradV3, x[1].dtype(), x.data(), 6, specs, 5,
+                           opdefs::OpAttrs{opdefs::FusedBatchNormAttrs{0.001, 1.0, training}}},
                 r);
     return r[k];
   };

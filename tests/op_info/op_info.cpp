@@ -12,6 +12,8 @@
 
 #include "test_support.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -165,24 +167,24 @@ const std::vector<DType>& all_dtypes() {
   return dtypes;
 }
 
-std::vector<DType> gpu_dtypes(OpId op) {
+std::vector<DType> gpu_dtypes(opdefs::OpId op) {
   std::vector<DType> out;
   for (DType d : all_dtypes()) {
-    if (eagle::runtime::gpu_implements(op, d)) out.push_back(d);
+    if (eagle::opdefs::gpu_implements(op, d)) out.push_back(d);
   }
   return out;
 }
 
-std::vector<DType> cpu_dtypes(OpId op) {
+std::vector<DType> cpu_dtypes(opdefs::OpId op) {
   std::vector<DType> out;
   for (DType d : all_dtypes()) {
-    if (eagle::runtime::cpu_implements(op, d)) out.push_back(d);
+    if (eagle::opdefs::cpu_implements(op, d)) out.push_back(d);
   }
   return out;
 }
 
 std::string str(DType d) { return std::string(eagle::dtype_name(d)); }
-std::string str(OpId op) { return std::string(eagle::runtime::op_name(op)); }
+std::string str(opdefs::OpId op) { return std::string(eagle::opdefs::op_name(op)); }
 std::string show(double v) { return show_value(v); }
 
 // ---- Tolerances ---------------------------------------------------------------------------------
@@ -344,30 +346,34 @@ const std::vector<OpInfo>& op_db() {
   return db;
 }
 
-const OpInfo* find_op_info(OpId op) {
+const OpInfo* find_op_info(opdefs::OpId op) {
   for (const OpInfo& e : op_db()) {
     if (e.op == op) return &e;
   }
   return nullptr;
 }
 
-const std::vector<std::pair<OpId, std::string>>& op_info_exclusions() {
+const std::vector<std::pair<opdefs::OpId, std::string>>& op_info_exclusions() {
   // Resource ops: their calls are sequences on a variable, not a function of tensors. Tested by
   // variable_test and optimizer_test (values, errors, gradients through ReadVariableOp) and, on
   // every GPU, by backend_ops_test's "variables ..." and "optimizer updates ..." cases.
-  static const std::vector<std::pair<OpId, std::string>> excluded = {
-      {OpId::kVarHandleOp, "variables: variable_test, backend_state_test.cpp"},
-      {OpId::kReadVariableOp, "variables: variable_test, backend_state_test.cpp"},
-      {OpId::kAssignVariableOp, "variables: variable_test, backend_state_test.cpp"},
-      {OpId::kAssignAddVariableOp, "variables: variable_test, backend_state_test.cpp"},
-      {OpId::kAssignSubVariableOp, "variables: variable_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyGradientDescent, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyKerasMomentum, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyAdam, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyAdamWithAmsgrad, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyRMSProp, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyCenteredRMSProp, "optimizers: optimizer_test, backend_state_test.cpp"},
-      {OpId::kResourceApplyAdagradV2, "optimizers: optimizer_test, backend_state_test.cpp"},
+  static const std::vector<std::pair<opdefs::OpId, std::string>> excluded = {
+      {opdefs::OpId::kVarHandleOp, "variables: variable_test, backend_state_test.cpp"},
+      {opdefs::OpId::kReadVariableOp, "variables: variable_test, backend_state_test.cpp"},
+      {opdefs::OpId::kAssignVariableOp, "variables: variable_test, backend_state_test.cpp"},
+      {opdefs::OpId::kAssignAddVariableOp, "variables: variable_test, backend_state_test.cpp"},
+      {opdefs::OpId::kAssignSubVariableOp, "variables: variable_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyGradientDescent,
+       "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyKerasMomentum,
+       "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyAdam, "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyAdamWithAmsgrad,
+       "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyRMSProp, "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyCenteredRMSProp,
+       "optimizers: optimizer_test, backend_state_test.cpp"},
+      {opdefs::OpId::kResourceApplyAdagradV2, "optimizers: optimizer_test, backend_state_test.cpp"},
   };
   return excluded;
 }

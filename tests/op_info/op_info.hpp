@@ -1,5 +1,5 @@
 // The OpInfo table of the op tests (PyTorch's OpInfo / op_db): one entry per op of the op table
-// (src/ops/op_defs.hpp) saying how to call it, what to call it with, how close two backends
+// (src/opdefs/op_defs.hpp) saying how to call it, what to call it with, how close two backends
 // must agree, which calls must fail and how, and which gradients to check. Generic tests walk it:
 //   - backend_ops_test: each entry's samples on every logical GPU against the CPU
 //     (op_info_backend_test.cpp), for every dtype the op table's gpu column declares;
@@ -30,14 +30,16 @@
 #include <vector>
 
 #include "eagle/eagle.hpp"
-#include "ops/op_defs.hpp"
+#include "opdefs/op_defs.hpp"
+
+namespace opdefs = eagle::opdefs;
 
 namespace eagle_test {
 
 using eagle::DType;
 using eagle::Shape;
 using eagle::Tensor;
-using eagle::runtime::OpId;
+using eagle::opdefs::OpId;
 
 using Inputs = std::vector<Tensor>;
 using Call = std::function<Tensor(const Inputs&)>;
@@ -68,12 +70,12 @@ std::uint64_t seed_of(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0)
 const std::vector<Shape>& elementwise_shapes();
 
 // The dtypes the op table declares for `op` on a GPU / on the CPU, in a fixed order.
-std::vector<DType> gpu_dtypes(OpId op);
-std::vector<DType> cpu_dtypes(OpId op);
+std::vector<DType> gpu_dtypes(opdefs::OpId op);
+std::vector<DType> cpu_dtypes(opdefs::OpId op);
 const std::vector<DType>& all_dtypes();
 
 std::string str(DType d);
-std::string str(OpId op);
+std::string str(opdefs::OpId op);
 std::string show(double v);
 
 // ---- Tolerances ---------------------------------------------------------------------------------
@@ -183,7 +185,7 @@ struct GradSample {
 };
 
 struct OpInfo {
-  OpId op;
+  opdefs::OpId op;
   std::string family;  // set from the family list in op_info.cpp
   // The op on its inputs with default attributes (a sample may bring its own call).
   Call call;
@@ -205,9 +207,9 @@ struct OpInfo {
 // Every entry, families in the order of op_info.cpp.
 const std::vector<OpInfo>& op_db();
 // The entry of `op`, or nullptr.
-const OpInfo* find_op_info(OpId op);
+const OpInfo* find_op_info(opdefs::OpId op);
 // Ops of the op table without an entry, each with the reason (tested elsewhere).
-const std::vector<std::pair<OpId, std::string>>& op_info_exclusions();
+const std::vector<std::pair<opdefs::OpId, std::string>>& op_info_exclusions();
 
 // The families (one file each).
 std::vector<OpInfo> creation_op_infos();

@@ -3,6 +3,8 @@
 #include "op_info/error_texts.hpp"
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -11,19 +13,19 @@ using eagle::Axes;
 using eagle::InvalidArgumentError;
 using V = const Inputs&;
 
-Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
+Tensor reduce(opdefs::OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
   switch (op) {
-    case OpId::kSum:
+    case opdefs::OpId::kSum:
       return eagle::reduce_sum(x, axes, keepdims);
-    case OpId::kMean:
+    case opdefs::OpId::kMean:
       return eagle::reduce_mean(x, axes, keepdims);
-    case OpId::kMax:
+    case opdefs::OpId::kMax:
       return eagle::reduce_max(x, axes, keepdims);
-    case OpId::kMin:
+    case opdefs::OpId::kMin:
       return eagle::reduce_min(x, axes, keepdims);
-    case OpId::kProd:
+    case opdefs::OpId::kProd:
       return eagle::reduce_prod(x, axes, keepdims);
-    case OpId::kAny:
+    case opdefs::OpId::kAny:
       return eagle::reduce_any(x, axes, keepdims);
     default:
       return eagle::reduce_all(x, axes, keepdims);
@@ -31,7 +33,7 @@ Tensor reduce(OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
 }
 
 // Every axis subset of rank 3, keepdims, empty and long axes, for one reduction.
-std::vector<Sample> reduction_samples(OpId op, DType d) {
+std::vector<Sample> reduction_samples(opdefs::OpId op, DType d) {
   struct Case {
     Shape shape;
     std::vector<std::vector<int>> axes;  // {-99}: Axes() (all); {}: Axes::none()
@@ -81,12 +83,12 @@ std::vector<Sample> reduction_samples(OpId op, DType d) {
         }
         if (keepdims) what += " keepdims";
         Tol tol = exact();
-        if ((op == OpId::kSum || op == OpId::kMean) && eagle::is_floating(d)) {
+        if ((op == opdefs::OpId::kSum || op == opdefs::OpId::kMean) && eagle::is_floating(d)) {
           const Tensor magnitudes = reduce(op, abs64(x), axes, keepdims);
           const std::int64_t outs = magnitudes.num_elements();
           const std::int64_t n = outs == 0 ? 0 : x.num_elements() / outs;
           tol = sum_tol(d, n, magnitudes);
-        } else if (op == OpId::kProd && eagle::is_floating(d)) {
+        } else if (op == opdefs::OpId::kProd && eagle::is_floating(d)) {
           // Each of the n - 1 products rounds once, whatever their order (a GPU multiplies in
           // a tree): at most (n - 1) u relative, where nothing underflows.
           const std::int64_t outs =
@@ -105,7 +107,7 @@ std::vector<Sample> reduction_samples(OpId op, DType d) {
   return out;
 }
 
-OpInfo reduction_info(OpId op) {
+OpInfo reduction_info(opdefs::OpId op) {
   OpInfo e{op};
   e.call = [op](V x) { return reduce(op, x[0], Axes(), false); };
   e.samples = [op](DType d) {
@@ -114,7 +116,7 @@ OpInfo reduction_info(OpId op) {
   return e;
 }
 
-std::vector<ErrorCase> bad_axes(OpId op) {
+std::vector<ErrorCase> bad_axes(opdefs::OpId op) {
   const std::string name = str(op);
   const auto call = [op](Tensor x, Axes axes, bool keepdims = false) {
     return [op, x, axes, keepdims] { reduce(op, x, axes, keepdims); };
@@ -153,7 +155,7 @@ std::vector<ErrorCase> bad_axes(OpId op) {
                                    "dimension: 1 [Op:" +
                                        name + "]"),
   };
-  if (op != OpId::kAny && op != OpId::kAll && op != OpId::kProd) {
+  if (op != opdefs::OpId::kAny && op != opdefs::OpId::kAll && op != opdefs::OpId::kProd) {
     out.push_back(raises<InvalidArgumentError>(call(eagle::constant({true, false}), Axes()),
                                                not_allowed(name, "bool", kNumberTypesTexts)));
   }
@@ -162,10 +164,11 @@ std::vector<ErrorCase> bad_axes(OpId op) {
 
 std::vector<OpInfo> reduction_infos() {
   std::vector<OpInfo> out;
-  for (OpId op :
-       {OpId::kSum, OpId::kMean, OpId::kMax, OpId::kMin, OpId::kProd, OpId::kAny, OpId::kAll}) {
+  for (opdefs::OpId op :
+       {opdefs::OpId::kSum, opdefs::OpId::kMean, opdefs::OpId::kMax, opdefs::OpId::kMin,
+        opdefs::OpId::kProd, opdefs::OpId::kAny, opdefs::OpId::kAll}) {
     out.push_back(reduction_info(op));
-    if (op != OpId::kAny && op != OpId::kAll) {
+    if (op != opdefs::OpId::kAny && op != opdefs::OpId::kAll) {
       out.back().errors = [op] { return bad_axes(op); };
     }
   }
@@ -188,9 +191,9 @@ std::vector<OpInfo> reduction_infos() {
 
 // ---- ArgMax, ArgMin -----------------------------------------------------------------------------
 
-OpInfo arg_info(OpId op) {
+OpInfo arg_info(opdefs::OpId op) {
   OpInfo e{op};
-  const bool max = op == OpId::kArgMax;
+  const bool max = op == opdefs::OpId::kArgMax;
   e.call = [max](V x) { return max ? eagle::argmax(x[0]) : eagle::argmin(x[0]); };
   e.tolerance = exact_tol;
   e.samples = [max](DType d) {
@@ -246,9 +249,9 @@ OpInfo arg_info(OpId op) {
 
 // ---- Cumsum, Cumprod ----------------------------------------------------------------------------
 
-OpInfo scan_info(OpId op) {
+OpInfo scan_info(opdefs::OpId op) {
   OpInfo e{op};
-  const bool sum = op == OpId::kCumsum;
+  const bool sum = op == opdefs::OpId::kCumsum;
   const auto scan = [sum](const Tensor& x, int axis, bool exclusive, bool reverse) {
     return sum ? eagle::cumsum(x, axis, exclusive, reverse)
                : eagle::cumprod(x, axis, exclusive, reverse);
@@ -292,7 +295,7 @@ OpInfo scan_info(OpId op) {
 // ---- TopKV2 (top_k, sort, argsort) --------------------------------------------------------------
 
 OpInfo top_k_info() {
-  OpInfo e{OpId::kTopKV2};
+  OpInfo e{opdefs::OpId::kTopKV2};
   e.call = [](V x) { return eagle::top_k(x[0], 1).values; };
   e.tolerance = exact_tol;
   e.samples = [](DType d) {
@@ -338,10 +341,10 @@ OpInfo top_k_info() {
 
 std::vector<OpInfo> reduction_op_infos() {
   std::vector<OpInfo> out = reduction_infos();
-  out.push_back(arg_info(OpId::kArgMax));
-  out.push_back(arg_info(OpId::kArgMin));
-  out.push_back(scan_info(OpId::kCumsum));
-  out.push_back(scan_info(OpId::kCumprod));
+  out.push_back(arg_info(opdefs::OpId::kArgMax));
+  out.push_back(arg_info(opdefs::OpId::kArgMin));
+  out.push_back(scan_info(opdefs::OpId::kCumsum));
+  out.push_back(scan_info(opdefs::OpId::kCumprod));
   out.push_back(top_k_info());
   return out;
 }

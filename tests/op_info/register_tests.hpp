@@ -8,18 +8,20 @@
 
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 using OpInfoTest = void (*)(const OpInfo&);
 
 class OpInfoInvoker : public Catch::ITestInvoker {
  public:
-  OpInfoInvoker(OpInfoTest test, OpId op) : test_(test), op_(op) {}
+  OpInfoInvoker(OpInfoTest test, opdefs::OpId op) : test_(test), op_(op) {}
   void invoke() const override { test_(*find_op_info(op_)); }
 
  private:
   OpInfoTest test_;
-  OpId op_;
+  opdefs::OpId op_;
 };
 
 // Registers "<Op><suffix>" for each entry that `wanted` selects. Called from a namespace-scope

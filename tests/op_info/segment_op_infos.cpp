@@ -5,6 +5,8 @@
 
 #include "op_info/op_info.hpp"
 
+namespace opdefs = eagle::opdefs;
+
 namespace eagle_test {
 
 namespace {
@@ -13,7 +15,7 @@ using eagle::InvalidArgumentError;
 using V = const Inputs&;
 
 OpInfo unsorted_segment_sum_info() {
-  OpInfo e{OpId::kUnsortedSegmentSum};
+  OpInfo e{opdefs::OpId::kUnsortedSegmentSum};
   e.call = [](V x) { return eagle::unsorted_segment_sum(x[0], x[1], 7); };
   e.samples = [](DType d) {
     // 40 rows into 7 segments, two rows dropped (-1); a GPU adds in any order, so the tolerance
@@ -83,7 +85,7 @@ OpInfo unsorted_segment_sum_info() {
 }
 
 OpInfo check_numerics_info() {
-  OpInfo e{OpId::kCheckNumerics};
+  OpInfo e{opdefs::OpId::kCheckNumerics};
   e.call = [](V x) { return eagle::debugging::check_numerics(x[0], "finite"); };
   e.tolerance = exact_tol;
   e.samples = [](DType d) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/fixtures/tf_gradients.json: the gradients TensorFlow computes for every
-differentiable op eagle has (src/ops/op_defs.hpp rows marked kDifferentiable), so
+differentiable op eagle has (src/opdefs/op_defs.hpp rows marked kDifferentiable), so
 tests/tf_gradient_fixture_test.cpp holds eagle's GradientTape to TensorFlow without CI needing it.
 
 A "gradient" case names an eagle function ("op", dispatched by tests/fixture_ops.hpp, the table

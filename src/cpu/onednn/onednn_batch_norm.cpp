@@ -34,7 +34,7 @@ struct Entry {
   int threads = 1;
 };
 
-float epsilon_of(const ops::FusedBatchNormAttrs& a) { return static_cast<float>(a.epsilon); }
+float epsilon_of(const opdefs::FusedBatchNormAttrs& a) { return static_cast<float>(a.epsilon); }
 
 Key key_of(Kind kind, const BatchNormShape& s, float epsilon) {
   std::uint32_t bits;
@@ -124,7 +124,7 @@ constexpr int kBackwardPasses = 5;
 
 }  // namespace
 
-void fused_batch_norm(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s, const float* x,
+void fused_batch_norm(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s, const float* x,
                       const float* scale, const float* offset, const float* old_mean,
                       const float* old_variance, float* y, float* batch_mean, float* batch_variance,
                       float* reserve_mean, float* reserve_variance) {
@@ -161,7 +161,7 @@ void fused_batch_norm(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s
                                    reserve_variance);
 }
 
-void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s,
+void fused_batch_norm_grad(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s,
                            const float* dy, const float* x, const float* scale, const float* mean,
                            const float* variance, float* dx, float* scale_backprop,
                            float* offset_backprop) {
@@ -183,14 +183,15 @@ void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, const BatchNormSha
                  {DNNL_ARG_DIFF_SHIFT, vector_of(s.channels, offset_backprop)}});
 }
 
-bool threaded_team(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s, bool backward) {
+bool threaded_team(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s, bool backward) {
   const int passes = backward        ? kBackwardPasses
                      : a.is_training ? kForwardTrainingPasses
                                      : kForwardInferencePasses;
   return team_size(s, passes) > 1;
 }
 
-std::string batch_norm_implementation(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s) {
+std::string batch_norm_implementation(const opdefs::FusedBatchNormAttrs& a,
+                                      const BatchNormShape& s) {
   const Kind kind = a.is_training ? Kind::kForwardTraining : Kind::kForwardInference;
   const int passes = a.is_training ? kForwardTrainingPasses : kForwardInferencePasses;
   return entry(kind, s, epsilon_of(a), team_size(s, passes))->implementation;

@@ -35,7 +35,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::cpu::onednn {
 
@@ -45,13 +45,13 @@ struct BatchNormShape {
 };
 
 // FusedBatchNormV3 in float32: the arguments of reference::fused_batch_norm, with x's shape.
-void fused_batch_norm(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s, const float* x,
+void fused_batch_norm(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s, const float* x,
                       const float* scale, const float* offset, const float* old_mean,
                       const float* old_variance, float* y, float* batch_mean, float* batch_variance,
                       float* reserve_mean, float* reserve_variance);
 
 // FusedBatchNormGradV3 in float32: the arguments of reference::fused_batch_norm_grad.
-void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s,
+void fused_batch_norm_grad(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s,
                            const float* dy, const float* x, const float* scale, const float* mean,
                            const float* variance, float* dx, float* scale_backprop,
                            float* offset_backprop);
@@ -60,8 +60,9 @@ void fused_batch_norm_grad(const ops::FusedBatchNormAttrs& a, const BatchNormSha
 // intra-op thread count, "bnorm_jit:avx512_core" and the like (for the benchmark and the tests).
 // Whether FusedBatchNormV3 of shape s (or its gradient, `backward`) would run on a team of more
 // than one thread, the only case in which the kernels choose oneDNN over the reference.
-bool threaded_team(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s, bool backward);
+bool threaded_team(const opdefs::FusedBatchNormAttrs& a, const BatchNormShape& s, bool backward);
 
-std::string batch_norm_implementation(const ops::FusedBatchNormAttrs& a, const BatchNormShape& s);
+std::string batch_norm_implementation(const opdefs::FusedBatchNormAttrs& a,
+                                      const BatchNormShape& s);
 
 }  // namespace eagle::cpu::onednn

@@ -34,7 +34,7 @@ enum class Kind : int64_t {
 
 using Key = std::array<int64_t, 19>;
 
-Key conv_key(Kind kind, const ops::Conv2DAttrs& a) {
+Key conv_key(Kind kind, const opdefs::Conv2DAttrs& a) {
   return {static_cast<int64_t>(kind),
           a.batch,
           a.in_height,
@@ -56,7 +56,7 @@ Key conv_key(Kind kind, const ops::Conv2DAttrs& a) {
           a.groups};
 }
 
-Key pool_key(Kind kind, const ops::Pool2DAttrs& a) {
+Key pool_key(Kind kind, const opdefs::Pool2DAttrs& a) {
   return {static_cast<int64_t>(kind),
           a.batch,
           a.in_height,
@@ -125,7 +125,7 @@ struct ConvDescs {
   memory::dims strides, dilates, padding_l, padding_r;
 };
 
-ConvDescs conv_descs(const ops::Conv2DAttrs& a, Layouts layouts = Layouts::kEagle) {
+ConvDescs conv_descs(const opdefs::Conv2DAttrs& a, Layouts layouts = Layouts::kEagle) {
   const memory::dims src = {a.batch, a.in_channels, a.in_height, a.in_width};
   const bool grouped = a.groups > 1;
   const memory::dims weights =
@@ -161,7 +161,7 @@ auto preferred_pd(Make make) {
   return make(Layouts::kChosen);
 }
 
-dnnl::convolution_forward::primitive_desc conv_forward_pd(const ops::Conv2DAttrs& a,
+dnnl::convolution_forward::primitive_desc conv_forward_pd(const opdefs::Conv2DAttrs& a,
                                                           dnnl::prop_kind kind, Layouts layouts) {
   const ConvDescs d = conv_descs(a, layouts);
   const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, d.src,
@@ -214,7 +214,7 @@ std::shared_ptr<const Entry> entry_of(const PrimitiveDesc& pd) {
 // The convolutions' entries list their arguments in the order of the public functions' pointers:
 // the two inputs, then the output.
 std::shared_ptr<const Entry> make_conv_forward(const void* p) {
-  const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
+  const auto& a = *static_cast<const opdefs::Conv2DAttrs*>(p);
   const auto pd = preferred_pd([&](Layouts layouts) {
     return conv_forward_pd(a, dnnl::prop_kind::forward_inference, layouts);
   });
@@ -228,7 +228,7 @@ std::shared_ptr<const Entry> make_conv_forward(const void* p) {
 }
 
 std::shared_ptr<const Entry> make_conv_backward_data(const void* p) {
-  const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
+  const auto& a = *static_cast<const opdefs::Conv2DAttrs*>(p);
   const auto pd = preferred_pd([&](Layouts layouts) {
     const ConvDescs d = conv_descs(a, layouts);
     const dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
@@ -249,7 +249,7 @@ std::shared_ptr<const Entry> make_conv_backward_data(const void* p) {
 }
 
 std::shared_ptr<const Entry> make_conv_backward_weights(const void* p) {
-  const auto& a = *static_cast<const ops::Conv2DAttrs*>(p);
+  const auto& a = *static_cast<const opdefs::Conv2DAttrs*>(p);
   const auto pd = preferred_pd([&](Layouts layouts) {
     const ConvDescs d = conv_descs(a, layouts);
     const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
@@ -269,7 +269,7 @@ std::shared_ptr<const Entry> make_conv_backward_weights(const void* p) {
   return e;
 }
 
-dnnl::pooling_forward::primitive_desc pool_forward_pd(const ops::Pool2DAttrs& a,
+dnnl::pooling_forward::primitive_desc pool_forward_pd(const opdefs::Pool2DAttrs& a,
                                                       dnnl::algorithm algorithm,
                                                       dnnl::prop_kind kind) {
   const dnnl::pooling_forward::desc desc(
@@ -279,7 +279,7 @@ dnnl::pooling_forward::primitive_desc pool_forward_pd(const ops::Pool2DAttrs& a,
   return {desc, user_scratchpad(), engine()};
 }
 
-dnnl::pooling_backward::primitive_desc pool_backward_pd(const ops::Pool2DAttrs& a,
+dnnl::pooling_backward::primitive_desc pool_backward_pd(const opdefs::Pool2DAttrs& a,
                                                         dnnl::algorithm algorithm) {
   const dnnl::pooling_backward::desc desc(
       algorithm, nhwc(a.batch, a.in_height, a.in_width, a.channels),
@@ -293,13 +293,13 @@ dnnl::pooling_backward::primitive_desc pool_backward_pd(const ops::Pool2DAttrs& 
 constexpr dnnl::algorithm kAvg = dnnl::algorithm::pooling_avg_exclude_padding;
 
 std::shared_ptr<const Entry> make_avg_pool_forward(const void* p) {
-  const auto& a = *static_cast<const ops::Pool2DAttrs*>(p);
+  const auto& a = *static_cast<const opdefs::Pool2DAttrs*>(p);
   return entry_of<dnnl::pooling_forward::primitive_desc, dnnl::pooling_forward>(
       pool_forward_pd(a, kAvg, dnnl::prop_kind::forward_inference));
 }
 
 std::shared_ptr<const Entry> make_avg_pool_backward(const void* p) {
-  const auto& a = *static_cast<const ops::Pool2DAttrs*>(p);
+  const auto& a = *static_cast<const opdefs::Pool2DAttrs*>(p);
   return entry_of<dnnl::pooling_backward::primitive_desc, dnnl::pooling_backward>(
       pool_backward_pd(a, kAvg));
 }
@@ -350,7 +350,7 @@ void run_convolution(const Entry& e, const std::array<const void*, 3>& data) {
 
 // The entry for this geometry on an OpenMP team of `threads`.
 template <class Make>
-std::shared_ptr<const Entry> conv_entry(Kind kind, const ops::Conv2DAttrs& a, Make make,
+std::shared_ptr<const Entry> conv_entry(Kind kind, const opdefs::Conv2DAttrs& a, Make make,
                                         int threads) {
   try {
     return cached(conv_key(kind, a), threads, [&] { return make(&a); });
@@ -360,7 +360,7 @@ std::shared_ptr<const Entry> conv_entry(Kind kind, const ops::Conv2DAttrs& a, Ma
 }
 
 template <class Make>
-std::shared_ptr<const Entry> pool_entry(Kind kind, const ops::Pool2DAttrs& a, Make make,
+std::shared_ptr<const Entry> pool_entry(Kind kind, const opdefs::Pool2DAttrs& a, Make make,
                                         int threads) {
   try {
     return cached(pool_key(kind, a), threads, [&] { return make(&a); });
@@ -422,7 +422,7 @@ std::int64_t image_size(std::int64_t h, std::int64_t w, std::int64_t c) { return
 
 // The epilogue runs on each batch block's output just after the block's convolution, while it is
 // in cache (Note [Fused convolutions]).
-void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output,
+void conv2d(const opdefs::Conv2DAttrs& a, const float* input, const float* filter, float* output,
             const ConvEpilogue& epilogue) {
   const std::int64_t pixels = a.out_height * a.out_width;
   if (!in_blocks(a.batch)) {
@@ -456,11 +456,11 @@ void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, 
 // keep backward-data.
 
 // The forward convolution whose output is a's input gradient, if it has one.
-std::optional<ops::Conv2DAttrs> backprop_input_as_forward(const ops::Conv2DAttrs& a) {
+std::optional<opdefs::Conv2DAttrs> backprop_input_as_forward(const opdefs::Conv2DAttrs& a) {
   if (a.groups != 1 || a.stride_h != 1 || a.stride_w != 1) return std::nullopt;
   const std::int64_t eh = (a.filter_height - 1) * a.dilation_h;
   const std::int64_t ew = (a.filter_width - 1) * a.dilation_w;
-  ops::Conv2DAttrs f = a;
+  opdefs::Conv2DAttrs f = a;
   f.in_height = a.out_height;
   f.in_width = a.out_width;
   f.in_channels = a.out_channels;
@@ -482,7 +482,7 @@ std::optional<ops::Conv2DAttrs> backprop_input_as_forward(const ops::Conv2DAttrs
 namespace {
 
 // a's filter (HWIO) turned 180 degrees with I and O swapped, into this thread's buffer.
-const float* turned_filter(const ops::Conv2DAttrs& a, const float* filter) {
+const float* turned_filter(const opdefs::Conv2DAttrs& a, const float* filter) {
   thread_local GrowingBuffer buffer;
   const std::int64_t kh = a.filter_height, kw = a.filter_width;
   const std::int64_t in = a.in_channels, out = a.out_channels;
@@ -501,7 +501,7 @@ const float* turned_filter(const ops::Conv2DAttrs& a, const float* filter) {
 
 }  // namespace
 
-void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
+void conv2d_backprop_input(const opdefs::Conv2DAttrs& a, const float* filter,
                            const float* out_backprop, float* input_backprop) {
   if (const auto forward = backprop_input_as_forward(a)) {
     conv2d(*forward, out_backprop, turned_filter(a, filter), input_backprop);
@@ -522,7 +522,7 @@ void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
   });
 }
 
-void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
+void conv2d_backprop_filter(const opdefs::Conv2DAttrs& a, const float* input,
                             const float* out_backprop, float* filter_backprop) {
   if (!in_blocks(a.batch)) {
     run_convolution(
@@ -553,22 +553,22 @@ void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
 
 // Pools: one primitive per block (Note [Batch blocks]) or on the whole batch.
 template <class Make, class Run>
-void pool_in_blocks(Kind kind, const ops::Pool2DAttrs& a, Make make, Run run_block) {
+void pool_in_blocks(Kind kind, const opdefs::Pool2DAttrs& a, Make make, Run run_block) {
   if (!in_blocks(a.batch)) {
     run_block(*pool_entry(kind, a, make, intra_op_threads()), a, 0);
     return;
   }
   for_each_block(a.batch, [&](std::int64_t begin, std::int64_t count) {
-    const ops::Pool2DAttrs block = with_batch(a, count);
+    const opdefs::Pool2DAttrs block = with_batch(a, count);
     run_block(*pool_entry(kind, block, make, 1), block, begin);
   });
 }
 
-void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
+void avg_pool(const opdefs::Pool2DAttrs& a, const float* input, float* output) {
   const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
   const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
   pool_in_blocks(Kind::kAvgPoolForward, a, make_avg_pool_forward,
-                 [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+                 [&](const Entry& e, const opdefs::Pool2DAttrs& b, std::int64_t begin) {
                    run(e, {{DNNL_ARG_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
                                                input + begin * in)},
                            {DNNL_ARG_DST, wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels),
@@ -576,12 +576,12 @@ void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output) {
                  });
 }
 
-void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad) {
+void avg_pool_grad(const opdefs::Pool2DAttrs& a, const float* grad, float* input_grad) {
   const std::int64_t in = image_size(a.in_height, a.in_width, a.channels);
   const std::int64_t out = image_size(a.out_height, a.out_width, a.channels);
   pool_in_blocks(
       Kind::kAvgPoolBackward, a, make_avg_pool_backward,
-      [&](const Entry& e, const ops::Pool2DAttrs& b, std::int64_t begin) {
+      [&](const Entry& e, const opdefs::Pool2DAttrs& b, std::int64_t begin) {
         run(e, {{DNNL_ARG_DIFF_DST,
                  wrap(nhwc(b.batch, b.out_height, b.out_width, b.channels), grad + begin * out)},
                 {DNNL_ARG_DIFF_SRC, wrap(nhwc(b.batch, b.in_height, b.in_width, b.channels),
@@ -592,9 +592,9 @@ void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_gr
 namespace {
 
 // The entry that computes `pass` for geometry a (the first block's, when the batch runs in blocks).
-std::shared_ptr<const Entry> entry_of_pass(const ops::Conv2DAttrs& a, ConvPass pass) {
+std::shared_ptr<const Entry> entry_of_pass(const opdefs::Conv2DAttrs& a, ConvPass pass) {
   const bool whole = !in_blocks(a.batch);
-  const ops::Conv2DAttrs g = whole ? a : with_batch(a, std::min(kBatchBlock, a.batch));
+  const opdefs::Conv2DAttrs g = whole ? a : with_batch(a, std::min(kBatchBlock, a.batch));
   const int threads = whole ? intra_op_threads() : 1;
   switch (pass) {
     case ConvPass::kBackwardData:
@@ -611,11 +611,11 @@ std::shared_ptr<const Entry> entry_of_pass(const ops::Conv2DAttrs& a, ConvPass p
 
 }  // namespace
 
-std::string conv2d_implementation(const ops::Conv2DAttrs& a, ConvPass pass) {
+std::string conv2d_implementation(const opdefs::Conv2DAttrs& a, ConvPass pass) {
   return entry_of_pass(a, pass)->implementation;
 }
 
-bool conv2d_activations_in_place(const ops::Conv2DAttrs& a, ConvPass pass) {
+bool conv2d_activations_in_place(const opdefs::Conv2DAttrs& a, ConvPass pass) {
   for (const LayoutArg& arg : entry_of_pass(a, pass)->args) {
     if (arg.id != DNNL_ARG_WEIGHTS && arg.id != DNNL_ARG_DIFF_WEIGHTS && arg.reordered) {
       return false;

@@ -43,32 +43,32 @@
 #include <string>
 
 #include "cpu/conv_epilogue.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
 namespace eagle::cpu::onednn {
 
 // With an epilogue: _FusedConv2D (Note [Fused convolutions]).
-void conv2d(const ops::Conv2DAttrs& a, const float* input, const float* filter, float* output,
+void conv2d(const opdefs::Conv2DAttrs& a, const float* input, const float* filter, float* output,
             const ConvEpilogue& epilogue = {});
-void conv2d_backprop_input(const ops::Conv2DAttrs& a, const float* filter,
+void conv2d_backprop_input(const opdefs::Conv2DAttrs& a, const float* filter,
                            const float* out_backprop, float* input_backprop);
-void conv2d_backprop_filter(const ops::Conv2DAttrs& a, const float* input,
+void conv2d_backprop_filter(const opdefs::Conv2DAttrs& a, const float* input,
                             const float* out_backprop, float* filter_backprop);
-void avg_pool(const ops::Pool2DAttrs& a, const float* input, float* output);
-void avg_pool_grad(const ops::Pool2DAttrs& a, const float* grad, float* input_grad);
+void avg_pool(const opdefs::Pool2DAttrs& a, const float* input, float* output);
+void avg_pool_grad(const opdefs::Pool2DAttrs& a, const float* grad, float* input_grad);
 
 // The forward convolution whose output is Conv2DBackpropInput's for geometry a, where that is
 // how it runs (Note [Backprop-input as a forward convolution] in onednn_conv.cpp).
-std::optional<ops::Conv2DAttrs> backprop_input_as_forward(const ops::Conv2DAttrs& a);
+std::optional<opdefs::Conv2DAttrs> backprop_input_as_forward(const opdefs::Conv2DAttrs& a);
 
 enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 
 // "jit:avx512_core" and the like: the implementation oneDNN chose for a Conv2D of this geometry,
 // or one of its backprops (for the benchmark's report and the tests).
-std::string conv2d_implementation(const ops::Conv2DAttrs& a, ConvPass pass = ConvPass::kForward);
+std::string conv2d_implementation(const opdefs::Conv2DAttrs& a, ConvPass pass = ConvPass::kForward);
 
 // Whether that primitive reads and writes eagle's nhwc activations in place, without reorders
 // (Note [oneDNN layouts]).
-bool conv2d_activations_in_place(const ops::Conv2DAttrs& a, ConvPass pass);
+bool conv2d_activations_in_place(const opdefs::Conv2DAttrs& a, ConvPass pass);
 
 }  // namespace eagle::cpu::onednn

@@ -1,4 +1,6 @@
-// The op table: one row per op with everything the runtime and the tests know about it.
+// The op table: one row per op with everything the runtime, the backends, the front-ends, autodiff
+// and the tests know about it. A leaf room (Note [Rooms] in docs/design.md): it includes only
+// eagle's value types.
 #pragma once
 
 #include <array>
@@ -6,9 +8,9 @@
 #include <string_view>
 
 #include "eagle/dtype.hpp"
-#include "ops/attrs.hpp"
+#include "opdefs/attrs.hpp"
 
-namespace eagle::runtime {
+namespace eagle::opdefs {
 
 // A set of dtypes, one bit per DType.
 using DTypeMask = std::uint32_t;
@@ -246,8 +248,8 @@ struct OpDef {
 };
 
 inline constexpr std::array<OpDef, kNumOps> kOpDefs = {{
-#define EAGLE_OP_DEF(name, inputs, outputs, attrs, cpu, gpu, grad)                       \
-  OpDef{#name,           inputs,          outputs,       ops::attrs_index<ops::attrs>(), \
+#define EAGLE_OP_DEF(name, inputs, outputs, attrs, cpu, gpu, grad)             \
+  OpDef{#name,           inputs,          outputs,       attrs_index<attrs>(), \
         dtype_sets::cpu, dtype_sets::gpu, Gradient::grad},
     EAGLE_OPS(EAGLE_OP_DEF)
 #undef EAGLE_OP_DEF
@@ -263,4 +265,4 @@ constexpr bool gpu_implements(OpId op, DType dtype) {
   return (op_def(op).gpu_dtypes & dtype_bit(dtype)) != 0;
 }
 
-}  // namespace eagle::runtime
+}  // namespace eagle::opdefs

@@ -14,7 +14,7 @@ namespace eagle {
 class Tensor;
 }
 
-namespace eagle::ops {
+namespace eagle::opdefs {
 
 struct NoAttrs {};
 struct ReduceAttrs {
@@ -195,13 +195,14 @@ struct CheckNumericsAttrs {
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
-// table (ops/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
+// table (opdefs/op_defs.hpp). The value is owned (a tape copies it to run the gradient later) and
 // typed: a kernel reads it with KernelContext::attrs<T>(), which checks the alternative, and the
 // dispatcher checks that a call carries the alternative its op's row names.
 // IdentityN: its outputs are its inputs. eagle::custom_gradient records one over (inputs...,
-// outputs...) whose gradient is `grad_fn`'s (Note [Custom gradients] in ops/custom_gradient.cpp):
-// it maps the gradients of the last num_outputs outputs to those of the first
-// (num_inputs - num_outputs) inputs. Without grad_fn, IdentityN's gradient is the identity.
+// outputs...) whose gradient is `grad_fn`'s (Note [Custom gradients] in
+// autodiff/custom_gradient.cpp): it maps the gradients of the last num_outputs outputs to those of
+// the first (num_inputs - num_outputs) inputs. Without grad_fn, IdentityN's gradient is the
+// identity.
 using CustomGradientFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 struct IdentityNAttrs {
   std::shared_ptr<const CustomGradientFn> grad_fn;
@@ -226,4 +227,4 @@ constexpr std::size_t attrs_index() {
   }
 }
 
-}  // namespace eagle::ops
+}  // namespace eagle::opdefs

@@ -26,16 +26,14 @@
 namespace eagle {
 namespace {
 
-using runtime::OpId;
-
-std::vector<Tensor> run_identity_n(const std::vector<Tensor>& xs, const ops::OpAttrs& attrs) {
+std::vector<Tensor> run_identity_n(const std::vector<Tensor>& xs, const opdefs::OpAttrs& attrs) {
   std::vector<runtime::TensorSpec> specs;
   specs.reserve(xs.size());
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    ops::check_defined(xs[i], OpId::kIdentityN, static_cast<int>(i));
+    ops::check_defined(xs[i], opdefs::OpId::kIdentityN, static_cast<int>(i));
     specs.push_back({xs[i].shape(), xs[i].dtype()});
   }
-  return runtime::execute_n({OpId::kIdentityN, xs[0].dtype(), xs.data(),
+  return runtime::execute_n({opdefs::OpId::kIdentityN, xs[0].dtype(), xs.data(),
                              static_cast<int>(xs.size()), specs.data(),
                              static_cast<int>(specs.size()), attrs});
 }
@@ -44,7 +42,7 @@ std::vector<Tensor> run_identity_n(const std::vector<Tensor>& xs, const ops::OpA
 
 std::vector<Tensor> identity_n(const std::vector<Tensor>& xs) {
   if (xs.empty()) return {};
-  return run_identity_n(xs, ops::OpAttrs{ops::IdentityNAttrs{}});
+  return run_identity_n(xs, opdefs::OpAttrs{opdefs::IdentityNAttrs{}});
 }
 
 std::vector<Tensor> custom_gradient(
@@ -62,10 +60,10 @@ std::vector<Tensor> custom_gradient(
   if (result.outputs.empty()) return {};
   std::vector<Tensor> all = inputs;
   all.insert(all.end(), result.outputs.begin(), result.outputs.end());
-  ops::IdentityNAttrs attrs;
-  attrs.grad_fn = std::make_shared<const ops::CustomGradientFn>(std::move(result.grad_fn));
+  opdefs::IdentityNAttrs attrs;
+  attrs.grad_fn = std::make_shared<const opdefs::CustomGradientFn>(std::move(result.grad_fn));
   attrs.num_outputs = static_cast<int>(result.outputs.size());
-  std::vector<Tensor> out = run_identity_n(all, ops::OpAttrs{std::move(attrs)});
+  std::vector<Tensor> out = run_identity_n(all, opdefs::OpAttrs{std::move(attrs)});
   out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
   return out;
 }
