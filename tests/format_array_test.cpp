@@ -13,7 +13,7 @@
 #include "eagle/dtype.hpp"
 #include "eagle/half.hpp"
 #include "eagle/shape.hpp"
-#include "format_array.hpp"
+#include "core/format_array.hpp"
 
 namespace {
 

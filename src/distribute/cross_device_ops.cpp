@@ -9,7 +9,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "python_repr.hpp"
+#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {

@@ -17,7 +17,7 @@
 #include "eagle/format.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "python_repr.hpp"
+#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 #include "variables/variable_state.hpp"
 

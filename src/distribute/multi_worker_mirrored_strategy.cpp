@@ -9,7 +9,7 @@
 #include "distribute/collective_all_reduce.hpp"
 #include "distribute/worker_group.hpp"
 #include "eagle/errors.hpp"
-#include "python_repr.hpp"
+#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {

@@ -18,7 +18,7 @@
 #include "cuda_device.hpp"
 #include "nccl_communicators.hpp"
 #include "nccl_library.hpp"
-#include "python_repr.hpp"
+#include "core/python_repr.hpp"
 #include "runtime/context.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"

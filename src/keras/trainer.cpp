@@ -22,7 +22,7 @@
 #include "eagle/random_seed.hpp"
 #include "eagle/scope.hpp"
 #include "keras/chief_output.hpp"
-#include "python_repr.hpp"
+#include "core/python_repr.hpp"
 
 namespace eagle::keras {
 

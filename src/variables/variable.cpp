@@ -10,7 +10,7 @@
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "format_array.hpp"
+#include "core/format_array.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/tensor_access.hpp"

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "format_array.hpp"
+#include "core/format_array.hpp"
 
 namespace eagle {
 

@@ -59,7 +59,7 @@
 // Not reproduced: print options other than the defaults (np.set_printoptions), the legacy
 // modes, and dtypes eagle does not have (longdouble, complex, strings, ...).
 
-#include "format_array.hpp"
+#include "core/format_array.hpp"
 
 #include <fmt/format.h>
 

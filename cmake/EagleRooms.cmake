@@ -1,0 +1,119 @@
+# Note [Rooms]
+# ~~~~~~~~~~~~
+# The library's sources live in rooms: src/<room>/, and cuda/ for the CUDA backend ("core" is the
+# public value types' implementation: Tensor, Shape, DType, device names, formatting). Each room declares the rooms
+# its files may include (as target_link_libraries does for targets): PUBLIC ones its headers
+# include too, PRIVATE ones only its sources. A source file is compiled with one include folder,
+# build/rooms/<room>/, which holds links to its own room, the rooms it declares, and what those
+# rooms' headers include (their PUBLIC rooms, transitively), and nothing else: no folder of
+# src/ is an include folder of eagle. An include that crosses a wall the table forbids fails to
+# compile ("distribute/strategy_runtime.hpp: No such file or directory"). docs/design.md draws
+# the rooms and their floors; changing an arrow is a change to this table, reviewed as one.
+#
+# The arrows that still climb (a room including one above it) are marked "climbs" with the
+# change that removes them.
+
+set(EAGLE_ROOMS
+  core opdefs memory random initializers runtime kernels cpu simulated cuda ops autodiff
+  variables optimizers io data distribute keras)
+
+# Floor 1: the value types' implementation, and leaves.
+set(eagle_room_core_PRIVATE runtime)  # Tensor's members reach their TensorImpl
+set(eagle_room_opdefs_PUBLIC)
+set(eagle_room_memory_PUBLIC)
+set(eagle_room_random_PUBLIC)
+set(eagle_room_initializers_PUBLIC)
+# Floor 2: the runtime (dispatcher, placer, kernel table, devices, config).
+set(eagle_room_runtime_PUBLIC memory opdefs
+    simulated)  # climbs: DeviceConfig holds the simulated GPUs' spec
+set(eagle_room_runtime_PRIVATE kernels
+    cpu cuda)  # climbs: context.cpp is the composition root that registers every backend
+# Floor 3: kernels written once for every backend, then the backends.
+set(eagle_room_kernels_PUBLIC opdefs runtime)
+set(eagle_room_cpu_PUBLIC kernels memory opdefs runtime)
+set(eagle_room_simulated_PUBLIC memory runtime)
+set(eagle_room_simulated_PRIVATE opdefs)
+set(eagle_room_cuda_PUBLIC kernels memory runtime)
+set(eagle_room_cuda_PRIVATE opdefs)
+# Floor 3: the ops' front-ends.
+set(eagle_room_ops_PUBLIC opdefs runtime)
+# Floor 4: variables and gradients (one floor: a tape records variable reads, a variable's
+# assignment is a recorded op).
+set(eagle_room_autodiff_PUBLIC opdefs runtime variables)
+set(eagle_room_autodiff_PRIVATE ops)
+set(eagle_room_variables_PRIVATE autodiff core ops runtime)
+# Floor 5: optimizers, data, files.
+set(eagle_room_optimizers_PRIVATE opdefs runtime variables)
+set(eagle_room_io_PRIVATE data)
+set(eagle_room_data_PUBLIC runtime)
+set(eagle_room_data_PRIVATE io)
+# Floor 6: distribution (Note [One distribution interface]) and Keras.
+set(eagle_room_distribute_PUBLIC variables)
+set(eagle_room_distribute_PRIVATE core cuda data runtime)
+set(eagle_room_keras_PUBLIC io)
+set(eagle_room_keras_PRIVATE core runtime)
+
+# The rooms whose headers a file of `room` can reach: its own, its declared rooms, and their
+# PUBLIC rooms, transitively.
+function(eagle_room_reach room out)
+  set(reach ${room} ${eagle_room_${room}_PUBLIC} ${eagle_room_${room}_PRIVATE})
+  set(queue ${eagle_room_${room}_PUBLIC} ${eagle_room_${room}_PRIVATE})
+  while(queue)
+    list(POP_FRONT queue next)
+    foreach(public IN LISTS eagle_room_${next}_PUBLIC)
+      if(NOT public IN_LIST reach)
+        list(APPEND reach ${public})
+        list(APPEND queue ${public})
+      endif()
+    endforeach()
+  endwhile()
+  list(REMOVE_DUPLICATES reach)
+  set(${out} ${reach} PARENT_SCOPE)
+endfunction()
+
+# build/rooms/<room>/: links to the folders the room reaches.
+function(eagle_make_room_tree room out)
+  set(tree ${PROJECT_BINARY_DIR}/rooms/${room})
+  file(REMOVE_RECURSE ${tree})
+  file(MAKE_DIRECTORY ${tree})
+  eagle_room_reach(${room} reach)
+  foreach(reached IN LISTS reach)
+    if(NOT reached STREQUAL "cuda")
+      file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/${reached} ${tree}/${reached} SYMBOLIC)
+    endif()
+  endforeach()
+  set(dirs ${tree})
+  if("cuda" IN_LIST reach)
+    list(APPEND dirs ${PROJECT_SOURCE_DIR}/cuda)  # its headers are included by bare names
+  endif()
+  set(${out} ${dirs} PARENT_SCOPE)
+endfunction()
+
+# Gives every C++ and CUDA source of `target` (and of the CPU variant object libraries, which
+# compile some of them again) its room's include folder. A source outside every room is an error.
+function(eagle_enforce_rooms target)
+  foreach(room IN LISTS EAGLE_ROOMS)
+    eagle_make_room_tree(${room} room_dirs_${room})
+  endforeach()
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(source_dir ${target} SOURCE_DIR)
+  foreach(source IN LISTS sources)
+    if(NOT source MATCHES "\\.(cpp|cu)$")
+      continue()
+    endif()
+    get_filename_component(path ${source} ABSOLUTE BASE_DIR ${source_dir})
+    file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${path})
+    if(relative MATCHES "^cuda/")
+      set(room cuda)
+    elseif(relative MATCHES "^src/([^/]+)/")
+      set(room ${CMAKE_MATCH_1})
+    else()
+      message(FATAL_ERROR "${relative}: a source of ${target} outside every room (Note [Rooms])")
+    endif()
+    if(NOT room IN_LIST EAGLE_ROOMS)
+      message(FATAL_ERROR "${relative}: room '${room}' is not in EAGLE_ROOMS (Note [Rooms])")
+    endif()
+    set_property(SOURCE ${path} TARGET_DIRECTORY ${target} APPEND
+                 PROPERTY INCLUDE_DIRECTORIES ${room_dirs_${room}})
+  endforeach()
+endfunction()
