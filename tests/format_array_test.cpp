@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/format_array.hpp"
 #include "eagle/dtype.hpp"
 #include "eagle/half.hpp"
 #include "eagle/shape.hpp"
-#include "core/format_array.hpp"
 
 namespace {
 

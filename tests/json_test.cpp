@@ -1,5 +1,5 @@
-// eagle::io::Json (include/eagle/io/json.hpp): what Keras's config.json files hold, read and written back
-// in Python's json form, and malformed text as DataLossError with the offset.
+// eagle::io::Json (include/eagle/io/json.hpp): what Keras's config.json files hold, read and
+// written back in Python's json form, and malformed text as DataLossError with the offset.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "distribute/collective_all_reduce.hpp"
 #include "distribute/mirrored_variable.hpp"
 #include "distribute/nccl_support.hpp"
@@ -17,7 +18,6 @@
 #include "eagle/format.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 #include "variables/variable_state.hpp"
 

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "distribute/collective_all_reduce.hpp"
 #include "distribute/worker_group.hpp"
 #include "eagle/errors.hpp"
-#include "core/python_repr.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {

@@ -15,10 +15,10 @@
 #include <map>
 #include <mutex>
 
+#include "core/python_repr.hpp"
 #include "cuda_device.hpp"
 #include "nccl_communicators.hpp"
 #include "nccl_library.hpp"
-#include "core/python_repr.hpp"
 #include "runtime/context.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "eagle/distribute/compute_average_loss.hpp"
 #include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/distribute/strategy.hpp"
@@ -22,7 +23,6 @@
 #include "eagle/random_seed.hpp"
 #include "eagle/scope.hpp"
 #include "keras/chief_output.hpp"
-#include "core/python_repr.hpp"
 
 namespace eagle::keras {
 

@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "autodiff/tape.hpp"
+#include "core/format_array.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/scope.hpp"
-#include "core/format_array.hpp"
 #include "ops/op_support.hpp"
 #include "runtime/dispatcher.hpp"
 #include "runtime/tensor_access.hpp"
