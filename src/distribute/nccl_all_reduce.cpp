@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "distribute/nccl_support.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/distribute/cross_device_ops.hpp"
@@ -15,7 +16,6 @@
 #include <map>
 #include <mutex>
 
-#include "core/python_repr.hpp"
 #include "cuda_device.hpp"
 #include "nccl_communicators.hpp"
 #include "nccl_library.hpp"
