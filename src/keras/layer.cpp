@@ -90,13 +90,22 @@ Variable Layer::add_weight(const std::string& name, const Shape& shape,
   return v;
 }
 
+namespace {
+
+// The layer's own weights whose trainable flag is `trainable`, in the order they were made.
+void append_own(const std::vector<Variable>& weights, const std::vector<bool>& trainable_flags,
+                bool trainable, std::vector<Variable>& out) {
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (trainable_flags[i] == trainable) out.push_back(weights[i]);
+  }
+}
+
+}  // namespace
+
 std::vector<Variable> Layer::weights() const {
   std::vector<Variable> out;
-  for (bool trainable : {true, false}) {
-    for (std::size_t i = 0; i < weights_.size(); ++i) {
-      if (weight_trainable_[i] == trainable) out.push_back(weights_[i]);
-    }
-  }
+  append_own(weights_, weight_trainable_, true, out);
+  append_own(weights_, weight_trainable_, false, out);
   for (const auto& layer : tracked_layers()) {
     for (const Variable& v : layer->weights()) out.push_back(v);
   }
@@ -106,9 +115,7 @@ std::vector<Variable> Layer::weights() const {
 std::vector<Variable> Layer::trainable_variables() const {
   std::vector<Variable> out;
   if (!trainable_) return out;
-  for (std::size_t i = 0; i < weights_.size(); ++i) {
-    if (weight_trainable_[i]) out.push_back(weights_[i]);
-  }
+  append_own(weights_, weight_trainable_, true, out);
   for (const auto& layer : tracked_layers()) {
     for (const Variable& v : layer->trainable_variables()) out.push_back(v);
   }
@@ -118,9 +125,7 @@ std::vector<Variable> Layer::trainable_variables() const {
 std::vector<Variable> Layer::non_trainable_variables() const {
   if (!trainable_) return weights();
   std::vector<Variable> out;
-  for (std::size_t i = 0; i < weights_.size(); ++i) {
-    if (!weight_trainable_[i]) out.push_back(weights_[i]);
-  }
+  append_own(weights_, weight_trainable_, false, out);
   for (const auto& layer : tracked_layers()) {
     for (const Variable& v : layer->non_trainable_variables()) out.push_back(v);
   }

@@ -9,7 +9,6 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/keras/models.hpp"
-#include "eagle/ops.hpp"
 #include "keras/model_weights.hpp"
 
 namespace eagle::keras {
@@ -42,12 +41,12 @@ std::vector<std::string> layer_paths(const std::vector<std::shared_ptr<Layer>>& 
 namespace detail {
 namespace {
 
-// A layer's group and the variables in it: a model's layers nest below its own group
-// ("layers/sequential/layers/dense"), as Keras 3 saves a model used as a layer.
+// One group of the weights file, and the layer whose weights it holds: a model's layers nest below
+// its own group ("layers/sequential/layers/dense"), as Keras 3 saves a model used as a layer.
 struct WeightGroup {
   std::string path;
-  const Layer* layer;
-  std::vector<Variable> variables;
+  std::string layer_name;
+  std::shared_ptr<Layer> leaf;  // the layer whose weights the group holds; null for a model's
 };
 
 void collect_groups(const Model& model, const std::string& prefix, std::vector<WeightGroup>& out) {
@@ -56,10 +55,10 @@ void collect_groups(const Model& model, const std::string& prefix, std::vector<W
   for (std::size_t i = 0; i < all.size(); ++i) {
     const std::string path = prefix + paths[i];
     if (const auto* inner = dynamic_cast<const Model*>(all[i].get())) {
-      out.push_back(WeightGroup{path, inner, {}});
+      out.push_back(WeightGroup{path, inner->name(), nullptr});
       collect_groups(*inner, path + "/", out);
     } else {
-      out.push_back(WeightGroup{path, all[i].get(), all[i]->weights()});
+      out.push_back(WeightGroup{path, all[i]->name(), all[i]});
     }
   }
 }
@@ -67,7 +66,7 @@ void collect_groups(const Model& model, const std::string& prefix, std::vector<W
 std::vector<WeightGroup> groups_of(const Model& model) {
   std::vector<WeightGroup> groups;
   collect_groups(model, "", groups);
-  groups.push_back(WeightGroup{"", &model, {}});  // the model's own /vars
+  groups.push_back(WeightGroup{"", model.name(), nullptr});  // the model's own /vars
   return groups;
 }
 
@@ -76,8 +75,8 @@ std::vector<WeightGroup> groups_of(const Model& model) {
 std::vector<eagle::io::LayerWeights> weight_groups(const Model& model) {
   std::vector<eagle::io::LayerWeights> entries;
   for (const WeightGroup& group : groups_of(model)) {
-    eagle::io::LayerWeights entry{group.path, {}, group.layer->name()};
-    for (const Variable& v : group.variables) entry.weights.push_back(v.read_value());
+    eagle::io::LayerWeights entry{group.path, {}, group.layer_name};
+    if (group.leaf) entry.weights = group.leaf->get_weights();
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -92,20 +91,18 @@ void assign_weight_groups(Model& model, const std::vector<eagle::io::LayerWeight
   for (const WeightGroup& group : groups) {
     std::vector<std::string> names;
     std::vector<Shape> shapes;
-    for (const Variable& v : group.variables) {
-      names.push_back(short_name(v.name()));
-      shapes.push_back(v.shape());
+    if (group.leaf) {
+      for (const Variable& v : group.leaf->weights()) {
+        names.push_back(short_name(v.name()));
+        shapes.push_back(v.shape());
+      }
     }
-    values.push_back(eagle::io::expect_layer_weights(filename, loaded, group.path,
-                                                     group.layer->name(), names, shapes)
+    values.push_back(eagle::io::expect_layer_weights(filename, loaded, group.path, group.layer_name,
+                                                     names, shapes)
                          .weights);
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    for (std::size_t j = 0; j < groups[i].variables.size(); ++j) {
-      Variable& v = groups[i].variables[j];
-      const Tensor& value = values[i][j];
-      v.assign(value.dtype() == v.dtype() ? value : cast(value, v.dtype()));
-    }
+    if (groups[i].leaf && !values[i].empty()) groups[i].leaf->set_weights(values[i]);
   }
 }
 
