@@ -43,8 +43,8 @@ void GradientRegistry::add(opdefs::OpId op, GradFn fn, std::uint32_t saved_input
     throw InternalError(fmt::format("A second gradient for {}", opdefs::op_name(op)));
   }
   if (opdefs::op_def(op).gradient != opdefs::Gradient::kDifferentiable) {
-    throw InternalError(fmt::format("A gradient for {}, which the op table marks kNoGradient",
-                                    opdefs::op_name(op)));
+    throw InternalError(
+        fmt::format("A gradient for {}, which the op table marks kNoGrad", opdefs::op_name(op)));
   }
   def = GradientDef{fn, saved_inputs, saved_outputs};
 }

@@ -78,8 +78,8 @@ constexpr std::uint32_t save(int i, int j) { return save(i) | save(j); }
 // ~~~~~~~~~~~~~~~~~~~~
 // A tape holds a forward tensor only when its op's gradient reads it: Add keeps nothing (the
 // shapes are always kept), Mul its two inputs, Exp and Relu their output. That is what lets a
-// tape release activations as soon as no gradient needs them (SEMANTICS §9), as PyTorch's
-// SavedVariable and TensorFlow's unused-inputs lists do.
+// tape release activations as soon as no gradient needs them, as PyTorch's SavedVariable and
+// TensorFlow's unused-inputs lists do (docs/guide.md, "Training: variables and gradient tapes").
 struct GradientDef {
   GradFn fn = nullptr;
   std::uint32_t saved_inputs = kSaveNone;
@@ -88,7 +88,7 @@ struct GradientDef {
 
 class GradientRegistry {
  public:
-  // InternalError for an op registered twice or one the op table marks kNoGradient.
+  // InternalError for an op registered twice or one the op table marks kNoGrad.
   void add(opdefs::OpId op, GradFn fn, std::uint32_t saved_inputs = kSaveNone,
            std::uint32_t saved_outputs = kSaveNone);
   const GradientDef& operator[](opdefs::OpId op) const { return defs_[static_cast<int>(op)]; }
@@ -101,8 +101,8 @@ class GradientRegistry {
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // Filled once, explicitly, from gradient_registry.cpp, by one function per op family, each in
 // the file beside that family's gradients (math_grad.cpp, array_grad.cpp, ...).
-// gradient_registry_test walks the op table: a kDifferentiable op without a gradient, or a
-// kNoGradient op with one, fails it, so a new op cannot silently lack its gradient.
+// gradient_registry_test walks the op table: a kGrad op without a gradient, or a
+// kNoGrad op with one, fails it, so a new op cannot silently lack its gradient.
 const GradientRegistry& gradient_registry();
 
 void register_math_gradients(GradientRegistry& registry);

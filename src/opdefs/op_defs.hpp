@@ -32,7 +32,7 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 
 // Note [Op table]
 // ~~~~~~~~~~~~~~~
-// X(name, inputs, outputs, attrs, cpu, gpu, gradient), one row per op:
+// X(name, inputs, outputs, attrs, cpu, gpu, traits), one row per op:
 //   name      TensorFlow's op name: placement logs, errors, OpId::k<name>.
 //   inputs    the input count, or kVariadic (AddN, ConcatV2, Pack).
 //   outputs   the output count, or kVariadic (Split, SplitV, Unpack: the call's output specs
@@ -45,18 +45,24 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 //             GatherV2 and GatherNd are keyed by params (their int32/int64 indices are dispatched
 //             inside the kernel), SelectV2 by x (input 1), Where by its condition,
 //             UnsortedSegmentSum by data (int32/int64 segment ids, like GatherV2's indices).
-//   gradient  kDifferentiable, or kNoGradient (TensorFlow's NotDifferentiable: comparisons,
-//             argmax, random numbers; the tape gives no gradient through them).
+//   traits    kGrad (differentiable) or kNoGrad (TensorFlow's NotDifferentiable: comparisons,
+//             argmax, random numbers; the tape gives no gradient through them), with
+//             | kNumberTypes or | kHalfFirst: the order in which TensorFlow's definition of the op
+//               lists its allowed types, which its "not in the list of allowed values" error
+//               prints (TypeOrder below; the default is an op that lists its types itself);
+//             | kNumericsSafe: enable_check_numerics does not check its outputs, as TensorFlow's
+//               check-numerics callback skips Identity and the ops that only move or pick values
+//               (its SAFE_OPS), whose non-finite output was already some op's non-finite output.
 //
 // Note [GPU kernel set]: a GPU has a kernel for (op, dtype) exactly when the gpu column says so.
-// The CUDA backend registers one kernel per entry and a simulated GPU (SEMANTICS §7) registers the
-// CPU kernel under the GPU device type for each, which is what makes soft placement on a laptop
-// with simulated GPUs place ops where a real GPU machine would. The set is the CPU's less integer
-// matmul: as in TensorFlow, MatMul and BatchMatMulV2 have no int32/int64 GPU kernel (cuBLAS has
-// no exact integer GEMM), so an integer matmul goes to the CPU by soft placement; Einsum likewise
-// (TensorFlow's GPU Einsum is registered for the floating types only).
+// The CUDA backend registers one kernel per entry and a simulated GPU (docs/guide.md, "Simulated
+// GPUs") registers the CPU kernel under the GPU device type for each, which is what makes soft
+// placement on a laptop with simulated GPUs place ops where a real GPU machine would. The set is
+// the CPU's less integer matmul: as in TensorFlow, MatMul and BatchMatMulV2 have no int32/int64 GPU
+// kernel (cuBLAS has no exact integer GEMM), so an integer matmul goes to the CPU by soft
+// placement; Einsum likewise (TensorFlow's GPU Einsum is registered for the floating types only).
 // Convolution and pooling (NHWC, HWIO filters; Note [Convolution providers] in
-// src/cpu/conv_kernels.cpp). Conv2DBackpropInput's inputs are (filter, out_backprop) and
+// src/backends/cpu/conv_kernels.cpp). Conv2DBackpropInput's inputs are (filter, out_backprop) and
 // Conv2DBackpropFilter's (input, out_backprop): the shape TensorFlow passes as a tensor is in the
 // attributes. _FusedConv2D takes (input, filter, bias): Conv2D, BiasAdd and optionally Relu in one
 // op, TensorFlow's name for what its graph optimizer makes of them (Note [Fused convolutions]).
@@ -67,124 +73,124 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // integer tensors.
 // clang-format off
 #define EAGLE_CONV_POOL_OPS(X) \
-  X(Conv2D,               2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
-  X(Conv2DBackpropInput,  2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
-  X(Conv2DBackpropFilter, 2, 1, Conv2DAttrs,    kFloating, kFloating, kDifferentiable) \
-  X(_FusedConv2D,         3, 1, FusedConv2DAttrs, kFloating, kFloating, kDifferentiable) \
-  X(MaxPool,              1, 1, Pool2DAttrs,    kNumeric, kFloating, kDifferentiable)  \
-  X(MaxPoolGrad,          3, 1, Pool2DAttrs,    kFloating, kFloating, kNoGradient)     \
-  X(AvgPool,              1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable) \
-  X(AvgPoolGrad,          1, 1, Pool2DAttrs,    kFloating, kFloating, kDifferentiable)
+  X(Conv2D,               2, 1, Conv2DAttrs,    kFloating, kFloating, kGrad)                      \
+  X(Conv2DBackpropInput,  2, 1, Conv2DAttrs,    kFloating, kFloating, kGrad)                      \
+  X(Conv2DBackpropFilter, 2, 1, Conv2DAttrs,    kFloating, kFloating, kGrad)                      \
+  X(_FusedConv2D,         3, 1, FusedConv2DAttrs, kFloating, kFloating, kGrad)                    \
+  X(MaxPool,              1, 1, Pool2DAttrs,    kNumeric, kFloating, kGrad)                       \
+  X(MaxPoolGrad,          3, 1, Pool2DAttrs,    kFloating, kFloating, kNoGrad)                    \
+  X(AvgPool,              1, 1, Pool2DAttrs,    kFloating, kFloating, kGrad)                      \
+  X(AvgPoolGrad,          1, 1, Pool2DAttrs,    kFloating, kFloating, kGrad)
 // clang-format on
 
 // clang-format off
 #define EAGLE_OPS(X) \
-  X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGradient)     \
-  X(AddV2,                2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Sub,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Mul,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(RealDiv,              2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Maximum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Minimum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Pow,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Equal,                2, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
-  X(NotEqual,             2, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
-  X(Less,                 2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(LessEqual,            2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(Greater,              2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(GreaterEqual,         2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(FloorDiv,             2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(FloorMod,             2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(TruncateDiv,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(TruncateMod,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(SquaredDifference,    2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(LogicalAnd,           2, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
-  X(LogicalOr,            2, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
-  X(Neg,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Abs,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Exp,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Log,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Sqrt,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Square,               1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Relu,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Sigmoid,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Tanh,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Floor,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(Ceil,                 1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(Round,                1, 1, NoAttrs,        kNumeric, kNumeric,  kNoGradient)     \
-  X(Sign,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Rsqrt,                1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Reciprocal,           1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Log1p,                1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Erf,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Sin,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Cos,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(IsNan,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(IsInf,                1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(IsFinite,             1, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(LogicalNot,           1, 1, NoAttrs,        kBool,    kBool,     kNoGradient)     \
-  X(Sum,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(Mean,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(Max,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(Min,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(Prod,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kDifferentiable) \
-  X(Any,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGradient)     \
-  X(All,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGradient)     \
-  X(ArgMax,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
-  X(ArgMin,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGradient)     \
-  X(MatMul,               2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
-  X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kDifferentiable) \
-  X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNumeric,  kDifferentiable) \
-  X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kDifferentiable) \
-  X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(Squeeze,              1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(ConcatV2,     kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(Slice,                1, 1, SliceAttrs,     kAll,     kAll,      kDifferentiable) \
-  X(Tile,                 1, 1, TileAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(Pad,                  1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
-  X(PadV2,                1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
-  X(MirrorPad,            1, 1, PadAttrs,       kAll,     kAll,      kDifferentiable) \
-  X(ReverseV2,            1, 1, ReverseAttrs,   kAll,     kAll,      kDifferentiable) \
-  X(Cumsum,               1, 1, ScanAttrs,      kNumeric, kNumeric,  kDifferentiable) \
-  X(Cumprod,              1, 1, ScanAttrs,      kNumeric, kNumeric,  kDifferentiable) \
-  X(Split,        1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(SplitV,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(Pack,         kVariadic, 1, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(Unpack,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kDifferentiable) \
-  X(StridedSlice,         1, 1, StridedSliceAttrs, kAll,  kAll,      kDifferentiable) \
-  X(GatherV2,             2, 1, GatherAttrs,    kAll,     kAll,      kDifferentiable) \
-  X(GatherNd,             2, 1, GatherNdAttrs,  kAll,     kAll,      kDifferentiable) \
-  X(Where,                1, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
-  X(SelectV2,             3, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(Einsum,       kVariadic, 1, EinsumAttrs,    kNumeric, kFloating, kDifferentiable) \
-  X(Fill,                 0, 1, FillAttrs,      kAll,     kAll,      kNoGradient)     \
-  X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGradient)     \
-  X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGradient)     \
-  X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
-  X(TruncatedNormal,      0, 1, RandomAttrs,    kFloating, kFloating, kNoGradient)    \
-  X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kDifferentiable) \
-  X(ReluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(SigmoidGrad,          2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(TanhGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(SqrtGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(RsqrtGrad,            2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(ReciprocalGrad,       2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(VarHandleOp,          0, 1, NoAttrs,        kAll,     kAllButInt32, kNoGradient) \
-  X(ReadVariableOp,       1, 1, NoAttrs,        kAll,     kAllButInt32, kDifferentiable) \
-  X(AssignVariableOp,     2, 0, NoAttrs,        kAll,     kAllButInt32, kNoGradient) \
-  X(AssignAddVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient) \
-  X(AssignSubVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGradient) \
-  X(ResourceApplyGradientDescent, 2, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyKerasMomentum,   3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyAdam,            4, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyAdamWithAmsgrad, 5, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
-  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGradient) \
+  X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGrad)                     \
+  X(AddV2,                2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Sub,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Mul,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(RealDiv,              2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Maximum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumericsSafe)       \
+  X(Minimum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumericsSafe)       \
+  X(Pow,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Equal,                2, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
+  X(NotEqual,             2, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
+  X(Less,                 2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(LessEqual,            2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(Greater,              2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(GreaterEqual,         2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(FloorDiv,             2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(FloorMod,             2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(TruncateDiv,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(TruncateMod,          2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(SquaredDifference,    2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(LogicalAnd,           2, 1, NoAttrs,        kBool,    kBool,     kNoGrad)                     \
+  X(LogicalOr,            2, 1, NoAttrs,        kBool,    kBool,     kNoGrad)                     \
+  X(Neg,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Abs,                  1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Exp,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Log,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Sqrt,                 1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Square,               1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Relu,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Sigmoid,              1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Tanh,                 1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Floor,                1, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(Ceil,                 1, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(Round,                1, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
+  X(Sign,                 1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Rsqrt,                1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Reciprocal,           1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Log1p,                1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Erf,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Sin,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Cos,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(IsNan,                1, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(IsInf,                1, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(IsFinite,             1, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(LogicalNot,           1, 1, NoAttrs,        kBool,    kBool,     kNoGrad)                     \
+  X(Sum,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Mean,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Max,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Min,                  1, 1, ReduceAttrs,    kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Prod,                 1, 1, ReduceAttrs,    kNumeric, kNumeric,  kGrad)                       \
+  X(Any,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGrad)                     \
+  X(All,                  1, 1, ReduceAttrs,    kBool,    kBool,     kNoGrad)                     \
+  X(ArgMax,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGrad)                     \
+  X(ArgMin,               1, 1, AxisAttrs,      kAll,     kAll,      kNoGrad)                     \
+  X(MatMul,               2, 1, MatMulAttrs,    kNumeric, kFloating, kGrad)                       \
+  X(BatchMatMulV2,        2, 1, MatMulAttrs,    kNumeric, kFloating, kGrad)                       \
+  X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Squeeze,              1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(ConcatV2,     kVariadic, 1, AxisAttrs,      kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Slice,                1, 1, SliceAttrs,     kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Tile,                 1, 1, TileAttrs,      kAll,     kAll,      kGrad)                       \
+  X(Pad,                  1, 1, PadAttrs,       kAll,     kAll,      kGrad)                       \
+  X(PadV2,                1, 1, PadAttrs,       kAll,     kAll,      kGrad)                       \
+  X(MirrorPad,            1, 1, PadAttrs,       kAll,     kAll,      kGrad)                       \
+  X(ReverseV2,            1, 1, ReverseAttrs,   kAll,     kAll,      kGrad)                       \
+  X(Cumsum,               1, 1, ScanAttrs,      kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Cumprod,              1, 1, ScanAttrs,      kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(Split,        1, kVariadic, AxisAttrs,      kAll,     kAll,      kGrad)                       \
+  X(SplitV,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kGrad)                       \
+  X(Pack,         kVariadic, 1, AxisAttrs,      kAll,     kAll,      kGrad)                       \
+  X(Unpack,       1, kVariadic, AxisAttrs,      kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(StridedSlice,         1, 1, StridedSliceAttrs, kAll,  kAll,      kGrad | kNumericsSafe)       \
+  X(GatherV2,             2, 1, GatherAttrs,    kAll,     kAll,      kGrad)                       \
+  X(GatherNd,             2, 1, GatherNdAttrs,  kAll,     kAll,      kGrad)                       \
+  X(Where,                1, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
+  X(SelectV2,             3, 1, NoAttrs,        kAll,     kAll,      kGrad)                       \
+  X(Einsum,       kVariadic, 1, EinsumAttrs,    kNumeric, kFloating, kGrad)                       \
+  X(Fill,                 0, 1, FillAttrs,      kAll,     kAll,      kNoGrad | kNumericsSafe)     \
+  X(Range,                0, 1, RangeAttrs,     kNumeric, kNumeric,  kNoGrad)                     \
+  X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGrad)                     \
+  X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGrad)                    \
+  X(TruncatedNormal,      0, 1, RandomAttrs,    kFloating, kFloating, kNoGrad)                    \
+  X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kGrad)                       \
+  X(ReluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(SigmoidGrad,          2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(TanhGrad,             2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(SqrtGrad,             2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(RsqrtGrad,            2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(ReciprocalGrad,       2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(VarHandleOp,          0, 1, NoAttrs,        kAll,     kAllButInt32, kNoGrad)                  \
+  X(ReadVariableOp,       1, 1, NoAttrs,        kAll,     kAllButInt32, kGrad)                    \
+  X(AssignVariableOp,     2, 0, NoAttrs,        kAll,     kAllButInt32, kNoGrad)                  \
+  X(AssignAddVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGrad)             \
+  X(AssignSubVariableOp,  2, 0, NoAttrs,        kNumeric, kFloatingAndInt64, kNoGrad)             \
+  X(ResourceApplyGradientDescent, 2, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(ResourceApplyKerasMomentum,   3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(ResourceApplyAdam,            4, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(ResourceApplyAdamWithAmsgrad, 5, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)    \
+  X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
   EAGLE_CONV_POOL_OPS(X) \
   EAGLE_NN_OPS(X) \
   EAGLE_SEGMENT_OPS(X)
@@ -193,35 +199,35 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // operand order, Note [NN activation gradients]), losses, batch norm. SoftsignGrad has no
 // gradient in TensorFlow either; FusedBatchNormGradV3's (second order) is not implemented.
 #define EAGLE_NN_OPS(X) \
-  X(Relu6,                1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(Relu6Grad,            2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(LeakyRelu,            1, 1, LeakyReluAttrs, kFloating, kFloating, kDifferentiable) \
-  X(LeakyReluGrad,        2, 1, LeakyReluAttrs, kFloating, kFloating, kDifferentiable) \
-  X(Elu,                  1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(EluGrad,              2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Selu,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(SeluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Softplus,             1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(Softsign,             1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(SoftsignGrad,         2, 1, NoAttrs,        kFloating, kFloating, kNoGradient)    \
-  X(Erfc,                 1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(LogSoftmax,           1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(BiasAdd,              2, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(BiasAddGrad,          1, 1, NoAttrs,        kNumeric, kNumeric,  kDifferentiable) \
-  X(SoftmaxCrossEntropyWithLogits,       2, 2, NoAttrs, kFloating, kFloating, kDifferentiable) \
-  X(SparseSoftmaxCrossEntropyWithLogits, 2, 2, NoAttrs, kFloating, kFloating, kDifferentiable) \
-  X(OneHot,               1, 1, OneHotAttrs,    kAll,     kAll,      kNoGradient)     \
-  X(StopGradient,         1, 1, NoAttrs,        kAll,     kAll,      kNoGradient)     \
-  X(L2Loss,               1, 1, NoAttrs,        kFloating, kFloating, kDifferentiable) \
-  X(FusedBatchNormV3,     5, 6, FusedBatchNormAttrs, kFloating, kFloating, kDifferentiable) \
-  X(FusedBatchNormGradV3, 6, 5, FusedBatchNormAttrs, kFloating, kFloating, kNoGradient)
+  X(Relu6,                1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
+  X(Relu6Grad,            2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(LeakyRelu,            1, 1, LeakyReluAttrs, kFloating, kFloating, kGrad)                      \
+  X(LeakyReluGrad,        2, 1, LeakyReluAttrs, kFloating, kFloating, kGrad)                      \
+  X(Elu,                  1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(EluGrad,              2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Selu,                 1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(SeluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(Softplus,             1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(Softsign,             1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(SoftsignGrad,         2, 1, NoAttrs,        kFloating, kFloating, kNoGrad)                    \
+  X(Erfc,                 1, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
+  X(LogSoftmax,           1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(BiasAdd,              2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(BiasAddGrad,          1, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(SoftmaxCrossEntropyWithLogits,       2, 2, NoAttrs, kFloating, kFloating, kGrad | kHalfFirst) \
+  X(SparseSoftmaxCrossEntropyWithLogits, 2, 2, NoAttrs, kFloating, kFloating, kGrad | kHalfFirst) \
+  X(OneHot,               1, 1, OneHotAttrs,    kAll,     kAll,      kNoGrad)                     \
+  X(StopGradient,         1, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
+  X(L2Loss,               1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
+  X(FusedBatchNormV3,     5, 6, FusedBatchNormAttrs, kFloating, kFloating, kGrad | kHalfFirst)    \
+  X(FusedBatchNormGradV3, 6, 5, FusedBatchNormAttrs, kFloating, kFloating, kNoGrad)
 
 // UnsortedSegmentSum (gather gradients, eagle::unsorted_segment_sum), CheckNumerics
 // (eagle::debugging::check_numerics) and IdentityN (eagle::identity_n, eagle::custom_gradient).
 #define EAGLE_SEGMENT_OPS(X) \
-  X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kDifferentiable) \
-  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kDifferentiable) \
-  X(IdentityN,    kVariadic, kVariadic, IdentityNAttrs, kAll, kAll,    kDifferentiable)
+  X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kGrad | kNumberTypes)        \
+  X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kGrad | kNumericsSafe)  \
+  X(IdentityN,    kVariadic, kVariadic, IdentityNAttrs, kAll, kAll,    kGrad)
 // clang-format on
 
 enum class OpId : std::uint16_t {
@@ -237,6 +243,53 @@ inline constexpr int kNumOps = 0 EAGLE_OPS(EAGLE_OP_COUNT);
 inline constexpr int kVariadic = -1;
 enum class Gradient : std::uint8_t { kNoGradient, kDifferentiable };
 
+// The order of an op's allowed types in TensorFlow's definition of it (the traits column).
+enum class TypeOrder : std::uint8_t {
+  kListed,       // the op lists its types: bfloat16, half, float, double, int32, int64, bool
+  kNumberTypes,  // TensorFlow's `numbertypes`: float, double, int32, int64, bfloat16, half
+  kHalfFirst,    // Softmax and the NN ops: half, bfloat16, float, double, ...
+};
+
+// Every dtype eagle has, in the order `order` lists them.
+constexpr std::array<DType, kNumDTypes> allowed_type_order(TypeOrder order) {
+  switch (order) {
+    case TypeOrder::kNumberTypes:
+      return {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
+              DType::kBFloat16, DType::kFloat16, DType::kBool};
+    case TypeOrder::kHalfFirst:
+      return {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
+              DType::kInt32,   DType::kInt64,    DType::kBool};
+    case TypeOrder::kListed:
+      break;
+  }
+  return {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
+          DType::kInt32,    DType::kInt64,   DType::kBool};
+}
+
+// The traits column: kGrad or kNoGrad, then modifiers joined with |.
+struct OpTraits {
+  Gradient gradient;
+  TypeOrder type_order = TypeOrder::kListed;
+  bool numerics_checked = true;
+};
+struct TypeOrderModifier {
+  TypeOrder order;
+};
+struct NumericsSafeModifier {};
+inline constexpr OpTraits kGrad{Gradient::kDifferentiable};
+inline constexpr OpTraits kNoGrad{Gradient::kNoGradient};
+inline constexpr TypeOrderModifier kNumberTypes{TypeOrder::kNumberTypes};
+inline constexpr TypeOrderModifier kHalfFirst{TypeOrder::kHalfFirst};
+inline constexpr NumericsSafeModifier kNumericsSafe{};
+constexpr OpTraits operator|(OpTraits traits, TypeOrderModifier modifier) {
+  traits.type_order = modifier.order;
+  return traits;
+}
+constexpr OpTraits operator|(OpTraits traits, NumericsSafeModifier) {
+  traits.numerics_checked = false;
+  return traits;
+}
+
 struct OpDef {
   std::string_view name;
   int num_inputs;           // or kVariadic
@@ -245,12 +298,27 @@ struct OpDef {
   DTypeMask cpu_dtypes;
   DTypeMask gpu_dtypes;
   Gradient gradient;
+  TypeOrder type_order;   // of its allowed types in TensorFlow's errors
+  bool numerics_checked;  // by enable_check_numerics (false for kNumericsSafe)
 };
 
+constexpr OpDef make_op_def(std::string_view name, int inputs, int outputs, std::size_t attrs,
+                            DTypeMask cpu, DTypeMask gpu, OpTraits traits) {
+  return OpDef{name,
+               inputs,
+               outputs,
+               attrs,
+               cpu,
+               gpu,
+               traits.gradient,
+               traits.type_order,
+               traits.numerics_checked};
+}
+
 inline constexpr std::array<OpDef, kNumOps> kOpDefs = {{
-#define EAGLE_OP_DEF(name, inputs, outputs, attrs, cpu, gpu, grad)             \
-  OpDef{#name,           inputs,          outputs,       attrs_index<attrs>(), \
-        dtype_sets::cpu, dtype_sets::gpu, Gradient::grad},
+#define EAGLE_OP_DEF(name, inputs, outputs, attrs, cpu, gpu, traits)                          \
+  make_op_def(#name, inputs, outputs, attrs_index<attrs>(), dtype_sets::cpu, dtype_sets::gpu, \
+              traits),
     EAGLE_OPS(EAGLE_OP_DEF)
 #undef EAGLE_OP_DEF
 }};

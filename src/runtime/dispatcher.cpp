@@ -24,7 +24,8 @@ namespace {
 // 8 bytes of the static TLS block glibc reserves for libraries loaded with the program or later.
 __attribute__((tls_model("initial-exec"))) thread_local OpListener* t_listener = nullptr;
 
-// An input on another device, brought to `device` under the current policy (SEMANTICS §3.5).
+// An input on another device, brought to `device` under the current policy (docs/guide.md, "How
+// an op is placed").
 // `explicit` refuses before any mirror is looked at, as TensorFlow checks the policy before its
 // copy: a mirror left by identity or by an earlier silent copy must not let the op through.
 Tensor bring_to(const Tensor& input, int index, Device& device, opdefs::OpId op) {
@@ -75,51 +76,13 @@ Device& resource_device(const OpCall& call) {
 
 // TensorFlow's text when an op's type attribute does not allow the dtype (exp on int32, add on
 // bool): an InvalidArgumentError, as the op definition rejects it before any kernel is looked up.
-[[noreturn]] void throw_dtype_not_allowed(opdefs::OpId op, const opdefs::OpDef& def, DType dtype) {
-  // The list is in the order of the op's TensorFlow definition: most list their types, the
-  // reductions, Relu, AddN, the scans and TopKV2 use TensorFlow's `numbertypes` (TopKV2's
-  // `realnumbertypes` in the same order, BiasAdd), Softmax and the NN ops half first.
-  constexpr DType kListed[] = {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
-                               DType::kInt32,    DType::kInt64,   DType::kBool};
-  constexpr DType kNumberTypes[] = {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
-                                    DType::kBFloat16, DType::kFloat16, DType::kBool};
-  constexpr DType kSoftmax[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
-                                DType::kInt32,   DType::kInt64,    DType::kBool};
-  const DType* order = kListed;
-  switch (op) {
-    case opdefs::OpId::kSum:
-    case opdefs::OpId::kMean:
-    case opdefs::OpId::kMax:
-    case opdefs::OpId::kMin:
-    case opdefs::OpId::kRelu:
-    case opdefs::OpId::kAddN:
-    case opdefs::OpId::kCumsum:
-    case opdefs::OpId::kCumprod:
-    case opdefs::OpId::kTopKV2:
-    case opdefs::OpId::kBiasAdd:
-    case opdefs::OpId::kBiasAddGrad:
-    case opdefs::OpId::kUnsortedSegmentSum:
-      order = kNumberTypes;
-      break;
-    case opdefs::OpId::kSoftmax:
-    case opdefs::OpId::kLogSoftmax:
-    case opdefs::OpId::kElu:
-    case opdefs::OpId::kSelu:
-    case opdefs::OpId::kSoftplus:
-    case opdefs::OpId::kSoftsign:
-    case opdefs::OpId::kL2Loss:
-    case opdefs::OpId::kSoftmaxCrossEntropyWithLogits:
-    case opdefs::OpId::kSparseSoftmaxCrossEntropyWithLogits:
-    case opdefs::OpId::kFusedBatchNormV3:
-      order = kSoftmax;
-      break;
-    default:
-      break;
-  }
+[[noreturn]] void throw_dtype_not_allowed(const opdefs::OpDef& def, DType dtype) {
   std::vector<std::string_view> allowed;
-  for (const DType* d = order; d != order + std::size(kListed); ++d) {
-    if ((def.cpu_dtypes | def.gpu_dtypes) & opdefs::dtype_bit(*d))
-      allowed.push_back(dtype_runtime_name(*d));
+  // In the order of the op's TensorFlow definition (Note [Op table]: the traits column).
+  for (const DType d : opdefs::allowed_type_order(def.type_order)) {
+    if ((def.cpu_dtypes | def.gpu_dtypes) & opdefs::dtype_bit(d)) {
+      allowed.push_back(dtype_runtime_name(d));
+    }
   }
   throw InvalidArgumentError(
       fmt::format("Value for attr 'T' of {} is not in the list of allowed values: {} [Op:{}]",
@@ -151,7 +114,7 @@ void execute(const OpCall& call, Tensor* results) {
   }
   if (static_cast<int>(call.kernel_dtype) < kNumDTypes &&
       !((def.cpu_dtypes | def.gpu_dtypes) & opdefs::dtype_bit(call.kernel_dtype))) {
-    throw_dtype_not_allowed(call.op, def, call.kernel_dtype);
+    throw_dtype_not_allowed(def, call.kernel_dtype);
   }
   Device& device = call.resource_inputs ? resource_device(call)
                                         : place(call.op, call.kernel_dtype, call.is_constant);
