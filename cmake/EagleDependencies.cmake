@@ -10,7 +10,7 @@ find_package(Threads REQUIRED)
 # eagle::data reads gzipped IDX files (Fashion-MNIST) through zlib.
 find_package(ZLIB REQUIRED)
 # Keras .weights.h5 files (eagle::io) need HDF5's C library; without it the build still works and
-# saving or loading weights raises UnimplementedError (docs/design.md, "Optional dependencies").
+# saving or loading weights raises UnimplementedError (docs/design.md, "Dependencies and why").
 # FindHDF5 test-compiles a C file, so the C language is enabled first (the library stays C++).
 if(NOT DEFINED EAGLE_HDF5 OR EAGLE_HDF5)
   enable_language(C)
@@ -43,8 +43,8 @@ if(EAGLE_ONEDNN)
 endif()
 
 # MPI (Debian libopenmpi-dev, openmpi-bin), optional: the process group and the cross-process
-# collectives of MultiWorkerMirroredStrategy (SEMANTICS §12, docs/design.md). Without it the build
-# still works and the strategy's constructor raises UnimplementedError.
+# collectives of MultiWorkerMirroredStrategy (docs/design.md, "Dependencies and why"). Without it
+# the build still works and the strategy's constructor raises UnimplementedError.
 if(NOT DEFINED EAGLE_MPI OR EAGLE_MPI)
   enable_language(C)
   find_package(MPI COMPONENTS C QUIET)

@@ -1,7 +1,7 @@
 # cmake -P script: links one CPU kernel variant's objects (OBJECTS) into OUT and makes every
 # function in it local except the variant's entry point, so that no variant's copy of an inline
 # function (fmt, half.hpp, the standard library) can stand in for another's at link time (Note
-# [CPU kernel variants] in src/cpu/cpu_variant.cpp). Data symbols stay global: an inline variable
+# [CPU kernel variants] in src/backends/cpu/cpu_variant.cpp). Data symbols stay global: an inline variable
 # stays one object in the process. Needs GNU ld (--force-group-allocation: binutils 2.29).
 # Inputs: LD, NM, OBJCOPY, OBJECTS (a list), OUT, ENTRY (a substring of the entry's mangled name).
 set(partial "${OUT}.partial.o")

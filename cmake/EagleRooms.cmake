@@ -1,8 +1,9 @@
 # Note [Rooms]
 # ~~~~~~~~~~~~
-# The library's sources live in rooms: src/<room>/, and cuda/ for the CUDA backend ("core" is the
-# public value types' implementation: Tensor, Shape, DType, device names, formatting). Each room declares the rooms
-# its files may include (as target_link_libraries does for targets): PUBLIC ones its headers
+# The library's sources live in rooms: src/<room>/, and src/backends/<room>/ for the backends
+# ("core" is the public value types' implementation: Tensor, Shape, DType, device names,
+# formatting; "backends" is src/backends/registry.cpp). Each room declares the rooms its files
+# may include (as target_link_libraries does for targets): PUBLIC ones its headers
 # include too, PRIVATE ones only its sources. A source file is compiled with one include folder,
 # build/rooms/<room>/, which holds links to its own room, the rooms it declares, and what those
 # rooms' headers include (their PUBLIC rooms, transitively), and nothing else: no folder of
@@ -10,31 +11,35 @@
 # compile ("distribute/strategy_runtime.hpp: No such file or directory"). docs/design.md draws
 # the rooms and their floors; changing an arrow is a change to this table, reviewed as one.
 #
-# The arrows that still climb (a room including one above it) are marked "climbs" with the
-# change that removes them.
+# The one arrow that still climbs (a room including one above it) is marked "climbs".
 
 set(EAGLE_ROOMS
-  core opdefs memory random initializers runtime kernels cpu simulated cuda ops autodiff
-  variables optimizers io data distribute keras)
+  core opdefs memory random initializers runtime kernels cpu simulated cuda portable backends ops
+  autodiff variables optimizers io data distribute keras)
+# The backends live side by side in src/backends/<room>/ (Note [Backend registry]); "backends" is
+# the composition root, src/backends/registry.cpp.
+set(EAGLE_BACKEND_ROOMS cpu simulated cuda portable)
 
 # Floor 1: the value types' implementation, and leaves.
-set(eagle_room_core_PRIVATE runtime)  # Tensor's members reach their TensorImpl
+set(eagle_room_core_PRIVATE runtime)  # climbs: Tensor's members reach their TensorImpl
 set(eagle_room_opdefs_PUBLIC)
 set(eagle_room_memory_PUBLIC)
 set(eagle_room_random_PUBLIC)
 set(eagle_room_initializers_PUBLIC)
 # Floor 2: the runtime (dispatcher, placer, kernel table, devices, config).
-set(eagle_room_runtime_PUBLIC memory opdefs
-    simulated)  # climbs: DeviceConfig holds the simulated GPUs' spec
-set(eagle_room_runtime_PRIVATE kernels
-    cpu cuda)  # climbs: context.cpp is the composition root that registers every backend
-# Floor 3: kernels written once for every backend, then the backends.
+# It names no backend: it asks the composition root (Note [Backend registry]).
+set(eagle_room_runtime_PUBLIC memory opdefs)
+# Floor 3: what kernels share (functors, registration), then the backends side by side, then the
+# composition root that names them all.
 set(eagle_room_kernels_PUBLIC opdefs runtime)
 set(eagle_room_cpu_PUBLIC kernels memory opdefs runtime)
 set(eagle_room_simulated_PUBLIC memory runtime)
 set(eagle_room_simulated_PRIVATE opdefs)
 set(eagle_room_cuda_PUBLIC kernels memory runtime)
 set(eagle_room_cuda_PRIVATE opdefs)
+set(eagle_room_portable_PUBLIC runtime)
+set(eagle_room_portable_PRIVATE kernels opdefs)
+set(eagle_room_backends_PRIVATE cpu cuda portable runtime simulated)
 # Floor 3: the ops' front-ends.
 set(eagle_room_ops_PUBLIC opdefs runtime)
 # Floor 4: variables and gradients (one floor: a tape records variable reads, a variable's
@@ -71,6 +76,17 @@ function(eagle_room_reach room out)
   set(${out} ${reach} PARENT_SCOPE)
 endfunction()
 
+# Where a room's files are: src/backends/<room>/ for a backend, src/<room>/ for the others.
+function(eagle_room_folder room out)
+  if(room IN_LIST EAGLE_BACKEND_ROOMS)
+    set(${out} ${PROJECT_SOURCE_DIR}/src/backends/${room} PARENT_SCOPE)
+  elseif(room STREQUAL "backends")
+    set(${out} ${PROJECT_SOURCE_DIR}/src/backends PARENT_SCOPE)
+  else()
+    set(${out} ${PROJECT_SOURCE_DIR}/src/${room} PARENT_SCOPE)
+  endif()
+endfunction()
+
 # build/rooms/<room>/: links to the folders the room reaches.
 function(eagle_make_room_tree room out)
   set(tree ${PROJECT_BINARY_DIR}/rooms/${room})
@@ -78,13 +94,15 @@ function(eagle_make_room_tree room out)
   file(MAKE_DIRECTORY ${tree})
   eagle_room_reach(${room} reach)
   foreach(reached IN LISTS reach)
+    eagle_room_folder(${reached} folder)
     if(NOT reached STREQUAL "cuda")
-      file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/${reached} ${tree}/${reached} SYMBOLIC)
+      file(CREATE_LINK ${folder} ${tree}/${reached} SYMBOLIC)
     endif()
   endforeach()
   set(dirs ${tree})
   if("cuda" IN_LIST reach)
-    list(APPEND dirs ${PROJECT_SOURCE_DIR}/cuda)  # its headers are included by bare names
+    eagle_room_folder(cuda cuda_folder)
+    list(APPEND dirs ${cuda_folder})  # its headers are included by bare names
   endif()
   set(${out} ${dirs} PARENT_SCOPE)
 endfunction()
@@ -103,8 +121,10 @@ function(eagle_enforce_rooms target)
     endif()
     get_filename_component(path ${source} ABSOLUTE BASE_DIR ${source_dir})
     file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${path})
-    if(relative MATCHES "^cuda/")
-      set(room cuda)
+    if(relative MATCHES "^src/backends/([^/]+)/")
+      set(room ${CMAKE_MATCH_1})
+    elseif(relative MATCHES "^src/backends/[^/]+$")
+      set(room backends)  # the composition root
     elseif(relative MATCHES "^src/([^/]+)/")
       set(room ${CMAKE_MATCH_1})
     else()

@@ -1,6 +1,6 @@
-// BfcAllocator (SEMANTICS §6) on host regions: rounding, best fit, coalescing, growth, the limit,
-// OOM text and recovery, release of free regions, stats, threads; and HostRegionProvider
-// committing memory only when touched.
+// BfcAllocator (docs/design.md, "Device memory") on host regions: rounding, best fit, coalescing,
+// growth, the limit, OOM text and recovery, release of free regions, stats, threads; and
+// HostRegionProvider committing memory only when touched.
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -21,6 +21,7 @@
 #include "gather_plan.hpp"
 #include "matmul_plan.hpp"
 #include "opdefs/op_defs.hpp"
+#include "portable/portable_kernels.hpp"
 #include "reduction_plan.hpp"
 #include "runtime/kernel_table.hpp"
 
@@ -387,11 +388,12 @@ TEST_CASE("matmul plans are the CPU's products as cuBLAS computes them", "[cuda_
 
 // ---- Registration ------------------------------------------------------------------------------
 
-TEST_CASE("the CUDA backend registers exactly the GPU kernel set", "[cuda_plans]") {
+TEST_CASE("the CUDA and portable kernels are exactly the GPU kernel set", "[cuda_plans]") {
   using eagle::opdefs::OpId;
   using eagle::runtime::DeviceType;
   eagle::runtime::KernelTable table;
   register_cuda_kernels(table);
+  eagle::portable::register_portable_kernels(table, DeviceType::kGPU);
   int registered = 0;
   for (int op = 0; op < eagle::opdefs::kNumOps; ++op) {
     for (int t = 0; t < eagle::kNumDTypes; ++t) {

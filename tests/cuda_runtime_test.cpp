@@ -331,6 +331,7 @@ TEST_CASE("CUDA: enable_tensor_float_32_execution switches float32 matmul to TF3
   eagle::config::set_soft_device_placement(true);
 }
 
+// Seed 002's multi-tower example (samples/multi_gpu_towers.cpp; the seeds: samples/README.md).
 TEST_CASE("CUDA: towers on two logical GPUs summed on the CPU (seed 002)") {
   EAGLE_FRESH_RUNTIME(nullptr);
   eagle::config::set_logical_device_configuration(gpus().at(0), {{2048}, {2048}});
@@ -360,7 +361,7 @@ TEST_CASE("CUDA: a CPU constant used on the GPU is copied once and the copy is r
   const auto b = eagle::constant({{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}});
   const auto c1 = eagle::matmul(a, b);
   // The output and the two mirrors (256 bytes each), plus the cuBLAS workspace that the device's
-  // first matmul takes from its allocator (cuda/cublas_handle.hpp).
+  // first matmul takes from its allocator (src/backends/cuda/cublas_handle.hpp).
   const std::size_t after_first = eagle::config::get_memory_info("GPU:0").current;
   CHECK(after_first > 3 * 256);
   CHECK((after_first - 3 * 256) % 256 == 0);

@@ -1,6 +1,6 @@
-// eagle::config on simulated GPUs (SEMANTICS §5–§7): physical devices, visibility, memory growth,
-// logical devices, freezing at initialization and the exact error texts. Every TEST_CASE is a
-// fresh process (tests/fresh_runtime.hpp).
+// eagle::config on simulated GPUs (docs/guide.md, "Configuring devices" and "Simulated GPUs"):
+// physical devices, visibility, memory growth, logical devices, freezing at initialization and the
+// exact error texts. Every TEST_CASE is a fresh process (tests/fresh_runtime.hpp).
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -289,6 +289,7 @@ TEST_CASE("EAGLE_FORCE_GPU_ALLOW_GROWTH with another value is an error at initia
   ::unsetenv("EAGLE_FORCE_GPU_ALLOW_GROWTH");
 }
 
+// Seed 003's one GPU as two (samples/virtual_gpus.cpp; the seeds: samples/README.md).
 TEST_CASE("logical devices: one GPU split into two 1024 MiB GPUs (seed 003)") {
   EAGLE_FRESH_RUNTIME("1");
   const auto gpus = eagle::config::list_physical_devices("GPU");

@@ -1,4 +1,4 @@
-// Device names (SEMANTICS §1, merging per §2): parse table, printing, round trips, merge, match.
+// Device names (docs/guide.md, "Device names"): parse table, printing, round trips, merge, match.
 #include "eagle/device_name.hpp"
 
 #include <catch2/catch.hpp>
@@ -255,6 +255,7 @@ TEST_CASE("merging: inner fields override, unset inner fields keep the outer one
           "[device_name]") {
   const DeviceName cpu0 = DeviceName::local("CPU", 0);
 
+  // "§2" in these section names: the merging of nested scopes (docs/guide.md, "Device names").
   SECTION("SEMANTICS §2: GPU inside GPU:1 stays GPU:1") {
     const DeviceName merged = DeviceName::parse("GPU:1").merged_with(DeviceName::parse("GPU"));
     CHECK(dump(merged) == dump(name(nullopt, nullopt, nullopt, "GPU", 1)));

@@ -18,6 +18,7 @@ using eagle_test::CapturedLog;
 
 }  // namespace
 
+// As seeds 002 and 003 show it (samples/log_device_placement.cpp; the seeds: samples/README.md).
 TEST_CASE("matmul logs its placement line, constants log nothing (seed 002/003)") {
   CapturedLog log;
   const auto a = eagle::constant({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, eagle::Shape{2, 3});

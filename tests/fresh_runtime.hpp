@@ -1,8 +1,8 @@
 // Scenario tests configure devices and then initialize the runtime, which a process does once
-// (SEMANTICS §5). ctest runs every TEST_CASE in its own process (catch_discover_tests), so each
-// scenario starts fresh; there is deliberately no hidden global reset. A scenario therefore has
-// no SECTIONs, and run by hand with several cases in one process, every case after the first
-// fails with a message saying so (never a silent pass).
+// (docs/guide.md, "Configuring devices"). ctest runs every TEST_CASE in its own process
+// (catch_discover_tests), so each scenario starts fresh; there is deliberately no hidden global
+// reset. A scenario therefore has no SECTIONs, and run by hand with several cases in one process,
+// every case after the first fails with a message saying so (never a silent pass).
 #pragma once
 
 #include <cstdlib>

@@ -1,5 +1,6 @@
-// GradientTape (SEMANTICS §9): what is recorded, TensorFlow's rules and texts, where backward ops
-// run, what the tape holds, threads; and the gradient registry against the op table.
+// GradientTape (docs/guide.md, "Training: variables and gradient tapes"): what is recorded,
+// TensorFlow's rules and texts, where backward ops run, what the tape holds, threads; and the
+// gradient registry against the op table.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,7 +1,7 @@
-// eagle::distribute::MirroredStrategy (SEMANTICS §12): construction lines and errors, mirrored
-// variables, run on one thread per replica, reduce, the batch split, the all-reduce in the
-// optimizers, and equivalence with one device. Every TEST_CASE configures its devices in its own
-// process (tests/fresh_runtime.hpp).
+// eagle::distribute::MirroredStrategy (docs/guide.md, "Distributed training: MirroredStrategy"):
+// construction lines and errors, mirrored variables, run on one thread per replica, reduce, the
+// batch split, the all-reduce in the optimizers, and equivalence with one device. Every TEST_CASE
+// configures its devices in its own process (tests/fresh_runtime.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -222,6 +222,8 @@ TEST_CASE("construction without a GPU: CPU:0, the non-GPU line and the one-tuple
   CHECK(strategy.devices() == std::vector<std::string>{kCpu0});
 }
 
+// Seed 003's MirroredStrategy on one GPU split in two (samples/fashion_mnist_cnn.cpp,
+// --virtual-gpus 2 --strategy mirrored; the seeds: samples/README.md).
 TEST_CASE("seed 003: one GPU split in two logical GPUs logs fallingback, two GPUs do not") {
   EAGLE_FRESH_RUNTIME("2");
   // Physical GPU 0 split in two (logical GPU:0 and GPU:1), physical GPU 1 whole (GPU:2).

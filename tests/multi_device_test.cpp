@@ -1,6 +1,6 @@
-// Placement across devices on simulated GPUs (SEMANTICS §3–§4): default placement, scopes, soft
-// placement, input copies and their mirrors, device policies, towers. Each TEST_CASE is a fresh
-// process (tests/fresh_runtime.hpp).
+// Placement across devices on simulated GPUs (docs/guide.md, "How an op is placed"): default
+// placement, scopes, soft placement, input copies and their mirrors, device policies, towers. Each
+// TEST_CASE is a fresh process (tests/fresh_runtime.hpp).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -18,7 +18,8 @@ std::string full(const char* device) {
   return std::string("/job:localhost/replica:0/task:0/device:") + device;
 }
 
-// The explicit policy's refusal (SEMANTICS §3.5) of input #0, on CPU:0, for an op on GPU:0.
+// The explicit policy's refusal (docs/guide.md, "Configuring devices") of input #0, on CPU:0, for
+// an op on GPU:0.
 std::string conflicting_devices(const char* op) {
   return std::string("Tensors on conflicting devices: cannot compute ") + op +
          " as input #0 was expected to be on " + full("GPU:0") + " but is actually on " +
@@ -165,6 +166,7 @@ TEST_CASE(
   CHECK((a * b).to_vector<float>() == std::vector<float>{3, 8});
 }
 
+// Seed 002 §六's towers (samples/multi_gpu_towers.cpp; the seeds: samples/README.md).
 TEST_CASE("towers on 4 GPUs summed on the CPU (seed 002, section 6)") {
   EAGLE_FRESH_RUNTIME("4");
   eagle_test::CapturedLog log;

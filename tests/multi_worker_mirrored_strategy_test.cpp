@@ -1,8 +1,9 @@
-// eagle::distribute::MultiWorkerMirroredStrategy (SEMANTICS §12): run under mpiexec (-n 2 and -n 3,
-// tests/CMakeLists.txt), every rank runs the same TEST_CASE. The construction log and the
-// cluster, reduce and the batch split across workers, the initial broadcast, the mismatch errors,
-// and training equivalence with one process (a custom loop and Keras fit), each rank computing
-// the one-process reference itself. Built without MPI, the binary exits 77 ("Not Run").
+// eagle::distribute::MultiWorkerMirroredStrategy (docs/guide.md, "Several processes:
+// MultiWorkerMirroredStrategy"): run under mpiexec (-n 2 and -n 3, tests/CMakeLists.txt), every
+// rank runs the same TEST_CASE. The construction log and the cluster, reduce and the batch split
+// across workers, the initial broadcast, the mismatch errors, and training equivalence with one
+// process (a custom loop and Keras fit), each rank computing the one-process reference itself.
+// Built without MPI, the binary exits 77 ("Not Run").
 #include <catch2/catch.hpp>
 
 #include <algorithm>

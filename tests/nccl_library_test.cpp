@@ -1,7 +1,8 @@
-// The run-time NCCL loader of the CUDA backend (Note [NCCL on demand] in cuda/nccl_library.hpp),
-// without a GPU: an absent library is a status, never a throw; EAGLE_NCCL_LIBRARY names the
-// library, loaded once per process; an installed NCCL resolves every entry point. Each TEST_CASE
-// runs in its own process under ctest, so each sees nccl()'s first load.
+// The run-time NCCL loader of the CUDA backend (Note [NCCL on demand] in
+// backends/cuda/nccl_library.hpp), without a GPU: an absent library is a status, never a throw;
+// EAGLE_NCCL_LIBRARY names the library, loaded once per process; an installed NCCL resolves every
+// entry point. Each TEST_CASE runs in its own process under ctest, so each sees nccl()'s first
+// load.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // Out-of-memory storms on a small logical GPU: allocate until the allocator refuses, free half,
-// allocate again, many times. Every refusal must be the §6 ResourceExhaustedError, every
-// surviving tensor must keep its values, and when everything is dropped the allocator must be
-// back where it started (no leaked chunk, every region returnable). Scenario test: each
-// TEST_CASE runs in its own process (tests/fresh_runtime.hpp).
+// allocate again, many times. Every refusal must be TensorFlow's OOM ResourceExhaustedError
+// (docs/guide.md, "Configuring devices"), every surviving tensor must keep its values, and when
+// everything is dropped the allocator must be back where it started (no leaked chunk, every region
+// returnable). Scenario test: each TEST_CASE runs in its own process (tests/fresh_runtime.hpp).
 #include <cstdint>
 #include <random>
 #include <string>
@@ -98,7 +98,8 @@ TEST_CASE("OOM storm on a 64 MiB logical GPU: refusals, survivors intact, nothin
 
 TEST_CASE("OOM storm with memory growth on a small simulated GPU") {
   // With growth, regions are added as the storm asks. The limit is the 2 GiB card less the
-  // runtime's reserve for it (SEMANTICS §6): a few hundred MiB.
+  // runtime's reserve for it, TensorFlow's MinSystemMemory: a few hundred MiB (docs/design.md,
+  // "Devices: platforms, configuration, logical devices").
   EAGLE_FRESH_RUNTIME("1:2GiB");
   storm(0, /*growth=*/true, /*rounds=*/30);
   check_back_to_start();

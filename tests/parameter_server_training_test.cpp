@@ -1,7 +1,8 @@
-// eagle::distribute::ParameterServerTraining (SEMANTICS §12, asynchronous training): exact
-// staleness in the deterministic schedule, every update counted, the loss falling on simulated
-// GPUs and on the CPU, variables and updates on the parameter device, consistent reads under
-// concurrency, a failing worker reaching the caller without a hang, and bad input.
+// eagle::distribute::ParameterServerTraining (asynchronous training; docs/guide.md, "Towers and
+// asynchronous training"): exact staleness in the deterministic schedule, every update counted,
+// the loss falling on simulated GPUs and on the CPU, variables and updates on the parameter
+// device, consistent reads under concurrency, a failing worker reaching the caller without a
+// hang, and bad input.
 #include <catch2/catch.hpp>
 
 #include <cmath>

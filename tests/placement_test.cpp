@@ -1,5 +1,5 @@
-// The placement decision (SEMANTICS §3) on device lists the CPU-only runtime cannot have:
-// fake GPUs, a kernel table with GPU and CPU kernels.
+// The placement decision (docs/guide.md, "How an op is placed") on device lists the CPU-only
+// runtime cannot have: fake GPUs, a kernel table with GPU and CPU kernels.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -103,7 +103,8 @@ TEST_CASE("soft placement clears type and id when nothing matches") {
 
 TEST_CASE("hard placement failure reproduces the seed's error text exactly") {
   Machine m(1);
-  // seeds/003: tf.device('/GPU:1') on a machine with one GPU and soft placement off.
+  // Seed 003 (samples/soft_placement.cpp): tf.device('/GPU:1') on a machine with one GPU and
+  // soft placement off.
   CHECK_THROWS_MATCHES(
       m.place(kGpu1.c_str(), false), eagle::InvalidArgumentError,
       Catch::Message("Could not satisfy device specification "

@@ -12,8 +12,8 @@ namespace eagle_test {
 // ctest reports a test whose SKIP_RETURN_CODE is 77 as "Not Run" (never "Passed").
 inline constexpr int kSkipReturnCode = 77;
 
-// True when GPU:0 is a CUDA device. Simulated GPUs (SEMANTICS §7) have no compute capability.
-// Lists the physical devices (which does not initialize the runtime).
+// True when GPU:0 is a CUDA device. Simulated GPUs (docs/guide.md, "Simulated GPUs") have no
+// compute capability. Lists the physical devices (which does not initialize the runtime).
 inline bool real_cuda_gpu_present() {
   const auto gpus = eagle::config::list_physical_devices("GPU");
   return !gpus.empty() && eagle::config::get_device_details(gpus[0]).compute_capability;

@@ -1,4 +1,5 @@
-// Device scopes (SEMANTICS §2): merging, reset, per-thread stacks, nesting errors.
+// Device scopes (docs/guide.md, "Devices"; docs/errors.md, "scope.hpp"): merging, reset,
+// per-thread stacks, nesting errors.
 #include <catch2/catch.hpp>
 
 #include <atomic>

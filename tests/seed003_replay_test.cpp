@@ -1,7 +1,7 @@
-// Replays the GPU sessions of seed 003_cd4ba85e556256d1.txt ("使用GPU") line by line on
-// simulated GPUs: each tensor's device, each placement line, the soft-placement error text, the
-// visible-device and logical-device listings. Each TEST_CASE is one session of the seed, in its
-// own process, on as many GPUs as the seed's machine had there (1 or 2).
+// Replays the GPU sessions of seed 003 ("使用GPU", the TensorFlow 2 notes of samples/README.md)
+// line by line on simulated GPUs: each tensor's device, each placement line, the soft-placement
+// error text, the visible-device and logical-device listings. Each TEST_CASE is one session of the
+// seed, in its own process, on as many GPUs as the seed's machine had there (1 or 2).
 #include <catch2/catch.hpp>
 
 #include <string>

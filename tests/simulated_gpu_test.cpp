@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
 #include "memory/bfc_allocator.hpp"
 #include "opdefs/op_defs.hpp"
+#include "runtime/backends.hpp"
 #include "simulated/simulated_gpu_kernels.hpp"
 #include "simulated/simulated_gpu_platform.hpp"
 #include "simulated/simulated_gpu_spec.hpp"
@@ -82,7 +82,7 @@ TEST_CASE("the GPU kernel set: integer matmul is the CPU's alone") {
 TEST_CASE("simulated GPUs register exactly the declared set, each backed by the CPU kernel") {
   using eagle::runtime::DeviceType;
   eagle::runtime::KernelTable table;
-  eagle::cpu::register_kernels(table);
+  eagle::runtime::register_backend_kernels(table, DeviceType::kCPU, nullptr);
   eagle::simulated::register_simulated_gpu_kernels(table);
   int declared = 0;
   for (int o = 0; o < eagle::opdefs::kNumOps; ++o) {

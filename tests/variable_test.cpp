@@ -1,5 +1,6 @@
-// eagle::Variable (SEMANTICS §8): placement and pinning, the log, updates and their errors,
-// printing, values read staying what they were, threads, and tapes watching variables.
+// eagle::Variable (docs/guide.md, "Training: variables and gradient tapes"): placement and
+// pinning, the log, updates and their errors, printing, values read staying what they were,
+// threads, and tapes watching variables.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -43,7 +44,7 @@ TEST_CASE("a variable under a scope lives there, an int32 one on a GPU falls bac
     auto gpu = eagle::device("/GPU:1");
     Variable v(eagle::constant(1.0f));
     CHECK(v.device() == kGpu1);
-    Variable a_gpu(eagle::constant(0), {"a_gpu"});  // seed 001: TensorFlow 2 puts it on the CPU
+    Variable a_gpu(eagle::constant(0), {"a_gpu"});  // seed 001 (samples/README.md): on the CPU
     CHECK(a_gpu.device() == kCpu);
     CHECK(a_gpu.name() == "a_gpu:0");
   }

@@ -47,7 +47,8 @@ void warn_non_floating_watch(DType dtype) {
 // reached, the gradients of its outputs are complete. Before the walk, one forward sweep marks
 // the tensors that depend on a source; an entry none of whose inputs does is skipped, and a
 // gradient function is told which inputs need a gradient (matmul's data input does not). Each
-// entry's gradient runs under its forward op's device (SEMANTICS §9, eagle), and a gradient is
+// entry's gradient runs under its forward op's device (eagle's rule, where TensorFlow uses the
+// caller's scope: docs/guide.md, "Training: variables and gradient tapes"), and a gradient is
 // dropped once its producer has used it, so memory falls as the walk goes.
 std::vector<std::optional<Tensor>> backward(const TapeState& tape,
                                             const std::vector<Tensor>& targets,
@@ -259,7 +260,7 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(
   auto result = backward(tape, targets, seeds, sources, options.unconnected);
   if (!tape.persistent) {
     tape.used = true;
-    tape.entries.clear();  // release every saved tensor now (SEMANTICS §9)
+    tape.entries.clear();  // release every saved tensor now, as TensorFlow's tape does
     tape.watched.clear();
   }
   return result;

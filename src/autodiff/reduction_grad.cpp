@@ -29,7 +29,7 @@ void mean_grad(const GradContext& c, Grads& g) {
   g[0] = divide(spread, scalar_like(spread, count));
 }
 
-// Equal maxima share the gradient equally (TensorFlow's rule, SEMANTICS §9).
+// Equal maxima (minima) share the gradient equally: TensorFlow's rule for reduce_max/reduce_min.
 void min_max_grad(const GradContext& c, Grads& g) {
   const Shape kept = kept_shape(c);
   const Tensor& x = c.input(0);

@@ -1,5 +1,6 @@
-// Device names per SEMANTICS §1. A small hand-written scanner rather than std::regex: the grammar
-// is tiny, try_parse must be noexcept and survive arbitrary bytes, and error cases stay explicit.
+// Device names (docs/guide.md, "Device names"). A small hand-written scanner rather than
+// std::regex: the grammar is tiny, try_parse must be noexcept and survive arbitrary bytes, and
+// error cases stay explicit.
 #include "eagle/device_name.hpp"
 
 #include <limits>

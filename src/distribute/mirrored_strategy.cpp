@@ -1,5 +1,6 @@
 // MirroredStrategy: devices, TensorFlow's construction log, run, reduce and the batch split
-// (SEMANTICS §12, TRAINING-NOTES §A3).
+// (docs/guide.md, "Distributed training: MirroredStrategy"; TensorFlow's mirrored_strategy.py and
+// cross_device_ops.py).
 #include "eagle/distribute/mirrored_strategy.hpp"
 
 #include <algorithm>
@@ -48,7 +49,8 @@ std::string resolve(const std::string& spec) {
 // Note [MirroredStrategy construction log]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // TensorFlow's select_cross_device_ops, in its order of checks, logs at most one WARNING, then
-// MirroredStrategy logs `Using MirroredStrategy with devices (...)` at INFO (SEMANTICS §12):
+// MirroredStrategy logs `Using MirroredStrategy with devices (...)` at INFO (docs/guide.md,
+// "Distributed training: MirroredStrategy"):
 //   1. two requested replicas on one physical GPU (**eagle**: decided per requested replica, not
 //      from the machine's logical and physical GPU counts, tensorflow#44797; a simulated GPU is a
 //      physical GPU here): "NCCL is not supported when using virtual GPUs, fallingback to
@@ -57,11 +59,12 @@ std::string resolve(const std::string& spec) {
 //   3. a requested device that is not a GPU: "There are non-GPU devices in
 //      `tf.distribute.Strategy`, not using nccl allreduce.";
 //   4. every replica on a CUDA GPU of its own, and NCCL loads (Note [NCCL on demand] in
-//      cuda/nccl_library.hpp): NcclAllReduce(num_packs=1), no warning (Note [NcclAllReduce]);
+//      src/backends/cuda/nccl_library.hpp): NcclAllReduce(num_packs=1), no warning (Note
+//      [NcclAllReduce]);
 //   5. otherwise (simulated GPUs, a build without CUDA, NCCL not installed): "Nccl kernel is not
 //      found, not using nccl allreduce.", TensorFlow's line for a build without NCCL. NCCL is
 //      probed here, so a missing one is found at construction, not at the first step (TensorFlow
-//      finds it only there, TRAINING-NOTES §D2).
+//      finds it only there, tensorflow#33656).
 // 1, 3 and 5 select ReductionToOneDevice. A cross_device_ops given by the caller skips the
 // selection and its warning, as in TensorFlow; either way the op's prepare() then checks the
 // devices (an NcclAllReduce on devices it cannot run on is an InvalidArgumentError here) before

@@ -1,5 +1,5 @@
 // MultiWorkerMirroredStrategy: a MirroredStrategy whose collectives span the processes of an MPI
-// job (SEMANTICS §12).
+// job (docs/guide.md, "Several processes: MultiWorkerMirroredStrategy").
 #include "eagle/distribute/multi_worker_mirrored_strategy.hpp"
 
 #include <utility>
@@ -16,12 +16,12 @@ namespace eagle::distribute {
 
 // Note [MultiWorkerMirroredStrategy over MPI]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// SEMANTICS §12 lets an existing engine carry the collectives across processes: MPI (Open MPI,
-// Debian's libopenmpi-dev) is that engine, and only src/distribute/mpi_worker_group.cpp sees it,
-// behind detail::WorkerGroup (task = MPI rank, workers = MPI size, a communicator of its own
-// whose errors return as codes and become UnavailableError). The strategy is a MirroredStrategy
-// built with that group; everything else is MirroredStrategy's machinery with global replica
-// numbers:
+// An existing engine carries the collectives across processes (docs/design.md, "Dependencies and
+// why"): MPI (Open MPI, Debian's libopenmpi-dev) is that engine, and only
+// src/distribute/mpi_worker_group.cpp sees it, behind detail::WorkerGroup (task = MPI rank,
+// workers = MPI size, a communicator of its own whose errors return as codes and become
+// UnavailableError). The strategy is a MirroredStrategy built with that group; everything else is
+// MirroredStrategy's machinery with global replica numbers:
 //   - replicas: each worker runs its devices() on its own replica threads; the ReplicaContext
 //     says the global id (task * devices().size() + i) and count, and the replica threads and
 //     PerReplica values stay local. Every worker must have as many replicas (checked here);

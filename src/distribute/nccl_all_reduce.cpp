@@ -1,5 +1,6 @@
 // NcclAllReduce (TensorFlow's cross_device_ops.NcclAllReduce): NCCL's all-reduce across distinct
-// CUDA GPUs, NCCL loaded at run time (Note [NCCL on demand] in cuda/nccl_library.hpp).
+// CUDA GPUs, NCCL loaded at run time (Note [NCCL on demand] in
+// src/backends/cuda/nccl_library.hpp).
 #include <utility>
 
 #include <fmt/format.h>
@@ -38,11 +39,12 @@ namespace eagle::distribute {
 // replica to arrive checks that all replicas sent the same variables, shapes and dtypes before
 // anything is launched. Reducing there, from that thread, keeps that check in front of NCCL: a
 // replica that sent other gradients, or left its function, is an error naming it, never a GPU
-// waiting forever in a collective its peers did not join (TRAINING-NOTES §D7). With several
-// devices driven from one thread, NCCL requires the calls to be grouped, which also lets it launch
-// every rank's kernel before any of them has to wait for its peers. Each rank's call is queued on
-// its device's stream, after the kernels that produced the pack (Note [Stream ordering]), and the
-// call returns once the work is queued; the replicas' unpacking and updates are queued behind it.
+// waiting forever in a collective its peers did not join (NCCL itself would hang there, with no
+// error naming the replica). With several devices driven from one thread, NCCL requires the calls
+// to be grouped, which also lets it launch every rank's kernel before any of them has to wait for
+// its peers. Each rank's call is queued on its device's stream, after the kernels that produced
+// the pack (Note [Stream ordering]), and the call returns once the work is queued; the replicas'
+// unpacking and updates are queued behind it.
 //
 // The sum goes into a fresh buffer on each GPU, not into the pack itself: a pack of one gradient
 // is a reshape that shares the gradient's bytes, which must stay what the replica computed. The

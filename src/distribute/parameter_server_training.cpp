@@ -43,7 +43,8 @@ namespace eagle::distribute {
 // gradient (its first turn only computes, its last only applies). So every worker has a gradient
 // in flight while the others apply theirs, as in asynchronous training at a steady state: worker
 // w's first update has staleness w, every later update N - 1, and every run applies the same
-// updates in the same order (TRAINING-NOTES §A4: the stale read is the documented behaviour).
+// updates in the same order. Its stale reads are what asynchronous training does by design
+// (docs/guide.md, "Asynchronous training: `eagle::distribute::ParameterServerTraining`").
 
 // Note [Staleness-aware updates]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

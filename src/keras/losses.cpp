@@ -40,8 +40,9 @@ Tensor clip_probabilities(const Tensor& p) {
 
 namespace detail {
 
-// The fused ops, as Keras calls them (TRAINING-NOTES §B): one kernel for the loss and its
-// backprop, logsumexp-stable, with TensorFlow's label check on the CPU.
+// The fused ops Keras calls for logits (tf.nn.sparse_softmax_cross_entropy_with_logits and
+// tf.nn.softmax_cross_entropy_with_logits): one kernel for the loss and its backprop,
+// logsumexp-stable, with TensorFlow's label check on the CPU.
 Tensor sparse_softmax_xent(const Tensor& labels, const Tensor& logits) {
   const bool integral = labels.dtype() == kInt32 || labels.dtype() == kInt64;
   return nn::sparse_softmax_cross_entropy_with_logits(integral ? labels : cast(labels, kInt64),

@@ -32,6 +32,16 @@ using compute_t = typename compute_type<T>::type;
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
+// Where's test of an element: a 16-bit float is compared as float32.
+template <class T>
+inline bool nonzero(T v) {
+  if constexpr (is_half_v<T>) {
+    return static_cast<float>(v) != 0.0f;
+  } else {
+    return v != T{};
+  }
+}
+
 template <class To, class From>
 inline To convert(From v) {
   if constexpr (is_half_v<To>) {

@@ -1,5 +1,6 @@
-// TopKV2's order and the rank arithmetic of its CUDA kernel (cuda/sort_kernels.cu), shared with
-// the CPU kernel and with host tests: the GPU kernel's element placement is tested without a GPU.
+// TopKV2's order and the rank arithmetic of its CUDA kernel (backends/cuda/sort_kernels.cu), shared
+// with the CPU kernel and with host tests: the GPU kernel's element placement is tested without a
+// GPU.
 #pragma once
 
 #include <cstdint>

@@ -36,9 +36,10 @@ namespace eagle::memory {
 // Freeing merges the chunk with a free right and left neighbour, so no two free chunks are ever
 // adjacent, and a region whose chunks are all free is one chunk.
 //
-// Regions and growth (SEMANTICS §6). Without growth the first allocation takes one region of
-// the whole limit (rounded down to 256 bytes). With growth the first region is min(limit, 2 MiB)
-// and the planned size of the next doubles, as in TensorFlow's BFCAllocator::Extend: a request
+// Regions and growth (docs/guide.md, "Configuring devices"; docs/design.md, "Device memory").
+// Without growth the first allocation takes one region of the whole limit (rounded down to 256
+// bytes). With growth the first region is min(limit, 2 MiB) and the planned size of the next
+// doubles, as in TensorFlow's BFCAllocator::Extend: a request
 // larger than the plan doubles the plan until it covers the request and gets a region of that
 // size (the plan is then not doubled again); a region taken at the plan doubles it. So regions
 // are 2 MiB times a power of two, capped at what the limit leaves: 2, 4, 8, ... MiB, and a

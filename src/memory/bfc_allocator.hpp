@@ -1,6 +1,6 @@
 // Best-fit-with-coalescing allocator over a RegionProvider: the policy behind every GPU
 // allocator (and the simulated GPUs'), with TensorFlow's limit, growth and OOM behaviour
-// (SEMANTICS §6). See Note [BFC allocator] in bfc_allocator.cpp.
+// (docs/design.md, "Device memory"). See Note [BFC allocator] in bfc_allocator.cpp.
 #pragma once
 
 #include <cstddef>

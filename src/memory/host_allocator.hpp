@@ -25,7 +25,7 @@ class HostAllocator {
   HostAllocator(const HostAllocator&) = delete;
   HostAllocator& operator=(const HostAllocator&) = delete;
 
-  // Throws ResourceExhaustedError with TensorFlow's OOM text (SEMANTICS §6).
+  // Throws ResourceExhaustedError, TensorFlow's OOM text (docs/guide.md, "Configuring devices").
   void* allocate(std::size_t bytes, const Shape& shape, DType dtype);
   void deallocate(void* ptr, std::size_t bytes) noexcept;
   // Returns every cached block to the system.

@@ -1,8 +1,8 @@
 // Regions of host memory, mapped with MAP_NORESERVE so that pages are committed only when first
-// touched: a simulated GPU (SEMANTICS §7) can report 16 GiB and hand its allocator a 16 GiB
-// region while the process uses only what its tensors touch. Optionally capped (capacity: the
-// total bytes it will hand out at once, like a card's memory), and able to fail on demand so
-// tests can drive the allocator's out-of-memory paths.
+// touched: a simulated GPU (docs/guide.md, "Simulated GPUs") can report 16 GiB and hand its
+// allocator a 16 GiB region while the process uses only what its tensors touch. Optionally capped
+// (capacity: the total bytes it will hand out at once, like a card's memory), and able to fail on
+// demand so tests can drive the allocator's out-of-memory paths.
 #pragma once
 
 #include <cstddef>

@@ -20,7 +20,8 @@ class RegionProvider {
   virtual void free_region(void* ptr, std::size_t bytes) noexcept = 0;
 
   // What the device could still hand out, and its whole size: the runtime computes an
-  // allocator's default limit from these (SEMANTICS §6), as TensorFlow does from cudaMemGetInfo.
+  // allocator's default limit from these, as TensorFlow does from cudaMemGetInfo (docs/design.md,
+  // "Devices: platforms, configuration, logical devices").
   virtual std::size_t free_bytes() const noexcept = 0;
   virtual std::size_t total_bytes() const noexcept = 0;
 };

@@ -18,12 +18,12 @@ namespace eagle {
 namespace {
 
 // Note [Constant placement]
-// A constant is data, not an op (SEMANTICS §4): without a scope it lives on CPU:0, where
-// TensorFlow keeps eager constants too; under a scope it goes to the scope's device. It never
-// prints a placement line and it is always placed softly: TensorFlow builds the host tensor
-// first and lets the consuming op report an impossible device (seed 003 shows the error on
-// MatMul, not on the constants before it). The Const pseudo-op carries this through the same
-// placer and kernel table as every other op.
+// A constant is data, not an op (docs/guide.md, "How an op is placed"): without a scope it lives
+// on CPU:0, where TensorFlow keeps eager constants too; under a scope it goes to the scope's
+// device. It never prints a placement line and it is always placed softly: TensorFlow builds the
+// host tensor first and lets the consuming op report an impossible device (seed 003 shows the
+// error on MatMul, not on the constants before it: samples/soft_placement.cpp). The Const
+// pseudo-op carries this through the same placer and kernel table as every other op.
 
 // Converts `count` values to `dtype` in host memory.
 template <class From>

@@ -1,5 +1,5 @@
 // tf.debugging's numerics checks: check_numerics (the CheckNumerics op; kernels in
-// cpu/check_numerics_kernel.cpp and cuda/check_numerics_kernel.cu) and the switch of
+// cpu/check_numerics_kernel.cpp and backends/cuda/check_numerics_kernel.cu) and the switch of
 // enable_check_numerics (the check itself is runtime/check_numerics.cpp, run by the dispatcher).
 #include <fmt/format.h>
 

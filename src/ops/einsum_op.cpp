@@ -2,7 +2,8 @@
 // TensorFlow's EinsumOp (einsum_op_impl.h): labels are typed batch / free / contract / reduce,
 // each operand is brought to [broadcast, batch, free, contract] order (summing its reduce labels
 // and taking diagonals of repeated ones), the two are multiplied as one batched matmul, and the
-// product is permuted to the output. Kernels in cpu/index_kernels.cpp, cuda/einsum_kernel.cpp.
+// product is permuted to the output. Kernels in cpu/index_kernels.cpp,
+// backends/cuda/einsum_kernel.cpp.
 #include <algorithm>
 #include <map>
 #include <numeric>

@@ -1,7 +1,7 @@
 // The indexing ops: gather (GatherV2), gather_nd (GatherNd), where (Where, SelectV2),
 // boolean_mask (composed as TensorFlow composes it) and strided_slice (StridedSlice), with
 // TensorFlow's validation order and texts; kernels in cpu/index_kernels.cpp and
-// cuda/index_kernels.cu.
+// backends/cuda/index_kernels.cu.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,6 +1,6 @@
 // unsorted_segment_sum (UnsortedSegmentSum): rows of data added into the segment their id names,
 // TensorFlow's validation order and texts; kernels in cpu/segment_kernels.cpp and
-// cuda/segment_kernels.cu. It is also the scatter-add of the gather gradients
+// backends/cuda/segment_kernels.cu. It is also the scatter-add of the gather gradients
 // (autodiff/index_grad.cpp).
 #include <fmt/format.h>
 

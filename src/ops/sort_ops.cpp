@@ -1,5 +1,5 @@
 // Sorting and selection ops: validation and shape inference; kernels in cpu/sort_kernels.cpp and
-// cuda/sort_kernels.cu. sort and argsort are composites on top_k, as in TensorFlow.
+// backends/cuda/sort_kernels.cu. sort and argsort are composites on top_k, as in TensorFlow.
 #include <limits>
 #include <string>
 #include <utility>

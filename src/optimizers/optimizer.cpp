@@ -97,9 +97,10 @@ const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
   if (it != slots_.end()) return it->second;
   std::vector<Variable> slots;
   const std::string base = variable.name().substr(0, variable.name().rfind(':'));
-  // Slots live with their variable (SEMANTICS §10), whatever scope the step runs under: a
-  // mirrored variable's are mirrored over the same devices by the same strategy, so they cannot
-  // end up under another strategy than their variable (tensorflow#41768).
+  // Slots live with their variable (docs/guide.md, "Training: variables and gradient tapes"),
+  // whatever scope the step runs under: a mirrored variable's are mirrored over the same devices
+  // by the same strategy, so they cannot end up under another strategy than their variable
+  // (tensorflow#41768).
   for (const std::string& slot : slot_names()) {
     Tensor initial;
     {

@@ -9,43 +9,22 @@
 
 #include "eagle/errors.hpp"
 #include "eagle/format.hpp"
-#include "kernels/check_numerics.hpp"
-#include "kernels/numeric.hpp"
+#include "runtime/non_finite.hpp"
 
 namespace eagle::runtime {
 namespace {
 
-// TensorFlow's check_numerics callback skips Identity (OP_CALLBACK_SKIP_OPS) and the ops that only
-// move values (SAFE_OPS), whose non-finite outputs were already some op's non-finite output.
-bool skipped(opdefs::OpId op) {
-  switch (op) {
-    case opdefs::OpId::kIdentity:
-    case opdefs::OpId::kConcatV2:
-    case opdefs::OpId::kExpandDims:
-    case opdefs::OpId::kFill:
-    case opdefs::OpId::kMaximum:
-    case opdefs::OpId::kMinimum:
-    case opdefs::OpId::kReshape:
-    case opdefs::OpId::kSlice:
-    case opdefs::OpId::kSqueeze:
-    case opdefs::OpId::kStridedSlice:
-    case opdefs::OpId::kTranspose:
-    case opdefs::OpId::kUnpack:
-    case opdefs::OpId::kCheckNumerics:  // checks itself
-      return true;
-    default:
-      return false;
-  }
-}
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
-kernels::NonFiniteCounts count_non_finite(const Tensor& t) {
+NonFiniteCounts count_non_finite(const Tensor& t) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    kernels::NonFiniteCounts c;
-    if constexpr (std::is_floating_point_v<T> || kernels::is_half_v<T>) {
+    NonFiniteCounts c;
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       for (const T v : t.to_vector<T>()) {
         double d;
-        if constexpr (kernels::is_half_v<T>) {
+        if constexpr (is_half_v<T>) {
           d = static_cast<float>(v);
         } else {
           d = static_cast<double>(v);
@@ -81,11 +60,11 @@ std::string describe(const Tensor& t) {
 // of an op eagle does not run.
 void check_output_numerics(opdefs::OpId op, const Tensor* inputs, int num_inputs,
                            const Tensor* outputs, int num_outputs) {
-  if (skipped(op)) return;
+  if (!opdefs::op_def(op).numerics_checked) return;  // Note [Op table]: the numerics column
   for (int slot = 0; slot < num_outputs; ++slot) {
     const Tensor& out = outputs[slot];
     if (!is_floating(out.dtype())) continue;
-    const kernels::NonFiniteCounts c = count_non_finite(out);
+    const NonFiniteCounts c = count_non_finite(out);
     if (!c.any()) continue;
     std::string message = fmt::format(
         "\n\n!!! Detected Infinity or NaN in output {} of eagerly-executing op \"{}\" (# of "
@@ -103,7 +82,7 @@ void check_output_numerics(opdefs::OpId op, const Tensor* inputs, int num_inputs
     } else if (num_inputs == 1) {
       message += fmt::format("\n  Input tensor: {}\n", describe(inputs[0]));
     }
-    message += fmt::format("\n : Tensor had {} values", kernels::check_numerics_v2_status(c));
+    message += fmt::format("\n : Tensor had {} values", check_numerics_v2_status(c));
     throw InvalidArgumentError(message);
   }
 }

@@ -1,13 +1,13 @@
-// eagle::config (SEMANTICS §3.7, §5, §6): thin wrappers over the flags, DeviceConfig (before
-// initialization) and the Context's devices (after).
+// eagle::config (docs/guide.md, "Configuring devices"): thin wrappers over the flags, DeviceConfig
+// (before initialization) and the Context's devices (after).
 #include "eagle/config.hpp"
 
 #include <fmt/format.h>
 
-#include "cpu/intra_op_pool.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/errors.hpp"
 #include "memory/bfc_allocator.hpp"
+#include "runtime/backends.hpp"
 #include "runtime/context.hpp"
 #include "runtime/device_config.hpp"
 #include "runtime/flags.hpp"
@@ -53,8 +53,10 @@ void enable_tensor_float_32_execution(bool enabled) {
 bool tensor_float_32_execution_enabled() { return runtime::g_tensor_float_32_execution.load(); }
 
 namespace threading {
-void set_intra_op_parallelism_threads(int num_threads) { cpu::set_intra_op_threads(num_threads); }
-int get_intra_op_parallelism_threads() { return cpu::configured_intra_op_threads(); }
+void set_intra_op_parallelism_threads(int num_threads) {
+  runtime::set_intra_op_threads(num_threads);
+}
+int get_intra_op_parallelism_threads() { return runtime::configured_intra_op_threads(); }
 }  // namespace threading
 
 std::vector<PhysicalDevice> list_physical_devices(const std::string& device_type) {

@@ -5,15 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "cpu/cpu_device.hpp"
-#include "cpu/register_kernels.hpp"
 #include "eagle/errors.hpp"
+#include "runtime/backends.hpp"
 #include "runtime/device_config.hpp"
-#include "simulated/simulated_gpu_kernels.hpp"
-
-#ifdef EAGLE_WITH_CUDA
-#include "cuda_kernels.hpp"
-#endif
 
 namespace eagle::runtime {
 
@@ -28,7 +22,7 @@ Context::Context() {
 }
 
 void Context::build(const RuntimePlan& plan) {
-  for (int i = 0; i < plan.num_cpus; ++i) owned_.push_back(std::make_unique<cpu::CpuDevice>(i));
+  for (int i = 0; i < plan.num_cpus; ++i) owned_.push_back(make_cpu_device(i));
   for (const LogicalGpuPlan& gpu : plan.gpus) {
     owned_.push_back(plan.gpu_platform->make_logical_device(gpu.ordinal, gpu.logical_id,
                                                             gpu.memory_limit, gpu.allow_growth));
@@ -38,20 +32,15 @@ void Context::build(const RuntimePlan& plan) {
   std::stable_sort(by_priority_.begin(), by_priority_.end(), [](Device* a, Device* b) {
     return a->type() == DeviceType::kGPU && b->type() != DeviceType::kGPU;
   });
-  // Registration is explicit, from this one place (no static initializers a linker may drop).
-  cpu::register_kernels(kernels_);
+  // Registration is explicit, from this one place (no static initializers a linker may drop),
+  // through the composition root (Note [Backend registry]).
+  register_backend_kernels(kernels_, DeviceType::kCPU, nullptr);
   check_against_op_table(DeviceType::kCPU);
   // GPU kernels exist only where there are GPUs: "Supported device types" in placement errors
-  // then lists what this process can actually run. Both kinds register exactly the GPU kernel
-  // set (Note [GPU kernel set]).
+  // then lists what this process can actually run. Every kind of GPU registers exactly the GPU
+  // kernel set (Note [GPU kernel set]).
   if (plan.gpus.empty()) return;
-  if (plan.gpu_platform->host_accessible()) {
-    simulated::register_simulated_gpu_kernels(kernels_);
-  } else {
-#ifdef EAGLE_WITH_CUDA
-    cuda::register_cuda_kernels(kernels_);
-#endif
-  }
+  register_backend_kernels(kernels_, DeviceType::kGPU, plan.gpu_platform);
   check_against_op_table(DeviceType::kGPU);
 }
 

@@ -1,6 +1,6 @@
 // The runtime: the logical devices and the kernel table, built once at initialization from the
 // frozen device configuration (the first op, tensor, scope, device listing or memory query;
-// SEMANTICS §5) and read-only afterwards.
+// docs/guide.md, "Configuring devices") and read-only afterwards.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,8 @@ class Context {
 
   // In listing order: CPU devices first, then GPUs, each by id (list_logical_devices).
   const std::vector<Device*>& devices() const { return devices_; }
-  // In placement priority order: GPUs before CPUs (SEMANTICS §3), each by id.
+  // In placement priority order: GPUs before CPUs, each by id (docs/guide.md, "How an op is
+  // placed").
   const std::vector<Device*>& devices_by_priority() const { return by_priority_; }
   Device& host_device() const { return *devices_.front(); }
   const KernelTable& kernels() const { return kernels_; }

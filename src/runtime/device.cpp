@@ -1,5 +1,11 @@
 #include "runtime/device.hpp"
 
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+
 namespace eagle::runtime {
 
 std::string_view device_type_name(DeviceType type) {
@@ -11,5 +17,14 @@ Device::Device(DeviceType type, int id)
       id_(id),
       parsed_name_(DeviceName::local(device_type_name(type), id)),
       name_(parsed_name_.to_string()) {}
+
+void Device::copy_within(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  if (host_accessible()) {
+    std::memcpy(dst, src, bytes);
+  } else if (!copy_to_device(*this, dst, src, bytes)) {
+    throw InternalError(fmt::format("{} could not copy within its own memory", name()));
+  }
+}
 
 }  // namespace eagle::runtime

@@ -17,7 +17,7 @@ class BfcAllocator;
 
 namespace eagle::runtime {
 
-// Placement priority is GPU before CPU (SEMANTICS §3.2); see kDeviceTypePriority.
+// GPU before CPU in placement (docs/guide.md, "How an op is placed"); see kDeviceTypePriority.
 enum class DeviceType : std::uint8_t { kCPU, kGPU };
 inline constexpr int kNumDeviceTypes = 2;
 inline constexpr DeviceType kDeviceTypePriority[kNumDeviceTypes] = {DeviceType::kGPU,
@@ -49,12 +49,16 @@ class Device {
   virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
 
   // Copies `bytes` from this device's `src` straight into `destination`'s `dst` when the two can
-  // (CUDA devices, Note [Stream ordering] in cuda/cuda_device.hpp); false when they cannot, and
-  // the caller then stages the bytes through the host.
+  // (CUDA devices, Note [Stream ordering] in backends/cuda/cuda_device.hpp); false when they
+  // cannot, and the caller then stages the bytes through the host.
   virtual bool copy_to_device(Device& /*destination*/, void* /*dst*/, const void* /*src*/,
                               std::size_t /*bytes*/) {
     return false;
   }
+
+  // Copies `bytes` between two buffers of this device (a variable's copy on write, its
+  // assignment): memcpy where host code reaches the memory, copy_to_device itself otherwise.
+  void copy_within(void* dst, const void* src, std::size_t bytes);
 
   // Waits for every kernel and copy queued on this device (eagle::sync_devices). Devices whose
   // kernels run synchronously on the calling thread (the CPU, simulated GPUs) have nothing to

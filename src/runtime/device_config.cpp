@@ -6,13 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "cpu/cpu_platform.hpp"
 #include "eagle/errors.hpp"
+#include "runtime/backends.hpp"
 #include "runtime/log_sink.hpp"
-#include "simulated/simulated_gpu_platform.hpp"
-#ifdef EAGLE_WITH_CUDA
-#include "cuda_platform.hpp"
-#endif
 
 namespace eagle::runtime {
 namespace {
@@ -61,34 +57,9 @@ std::unique_lock<std::mutex> DeviceConfig::lock_discovered() {
 }
 
 void DeviceConfig::discover_locked() {
-  auto cpu = std::make_unique<cpu::CpuPlatform>();
-  std::unique_ptr<GpuPlatform> cuda;
-#ifdef EAGLE_WITH_CUDA
-  cuda = eagle::cuda::make_cuda_platform();
-#endif
-  const int cuda_count = cuda ? cuda->device_count() : 0;
-
-  std::optional<simulated::SimulatedGpuSpec> simulated;
-  const char* env = std::getenv("EAGLE_SIMULATED_GPUS");
-  if (env != nullptr && *env != '\0') {
-    // Parsed even when real GPUs win: a typo is an error, never silence.
-    const simulated::SimulatedGpuSpec spec = simulated::parse_simulated_gpu_spec(env);
-    if (cuda_count > 0 && spec.count > 0) {
-      emit_log(debugging::LogLevel::kWarning,
-               fmt::format("EAGLE_SIMULATED_GPUS={} is ignored: this machine has {} CUDA GPU(s)",
-                           env, cuda_count));
-    }
-    if (cuda_count == 0) simulated = spec;
-  } else if (cuda_count == 0) {
-    simulated = simulated_fallback_;
-  }
-
-  cpu_platform_ = std::move(cpu);
-  if (cuda_count > 0) {
-    gpu_platform_ = std::move(cuda);
-  } else if (simulated && simulated->count > 0) {
-    gpu_platform_ = std::make_unique<simulated::SimulatedGpuPlatform>(*simulated);
-  }
+  Platforms platforms = discover_platforms(simulated_fallback_);  // Note [Backend registry]
+  cpu_platform_ = std::move(platforms.cpu);
+  gpu_platform_ = std::move(platforms.gpu);
   devices_.push_back(
       Physical{{"/physical_device:CPU:0", "CPU"}, DeviceType::kCPU, 0, true, {}, {}});
   const int gpus = gpu_platform_ ? gpu_platform_->device_count() : 0;
@@ -252,17 +223,16 @@ std::optional<double> DeviceConfig::gpu_memory_fraction() {
 }
 
 void DeviceConfig::simulate_gpus_when_absent(int count, std::size_t memory_bytes) {
-  if (count < 0 || count > simulated::kMaxSimulatedGpus) {
-    throw InvalidArgumentError(
-        fmt::format("The number of simulated GPUs must be in [0, {}], got {}",
-                    simulated::kMaxSimulatedGpus, count));
+  if (count < 0 || count > kMaxSimulatedGpus) {
+    throw InvalidArgumentError(fmt::format(
+        "The number of simulated GPUs must be in [0, {}], got {}", kMaxSimulatedGpus, count));
   }
   if (memory_bytes < kMiB) {
     throw InvalidArgumentError(
         fmt::format("A simulated GPU needs at least 1MiB of memory, got {} bytes", memory_bytes));
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  const simulated::SimulatedGpuSpec spec{count, memory_bytes};
+  const SimulatedGpuSpec spec{count, memory_bytes};
   if (discovered_) {
     if (simulated_fallback_ && simulated_fallback_->count == count &&
         simulated_fallback_->memory_bytes == memory_bytes) {

@@ -1,4 +1,5 @@
-// The physical devices and their configuration before the runtime initializes (SEMANTICS §5):
+// The physical devices and their configuration before the runtime initializes (docs/guide.md,
+// "Configuring devices"):
 // which devices are visible, memory growth, logical device configurations, the memory fraction.
 // At initialization the configuration is validated, turned into a RuntimePlan for the Context
 // and frozen. Everything here is thread-safe (one mutex; none of it is on the op path).
@@ -14,8 +15,8 @@
 #include <vector>
 
 #include "eagle/config.hpp"
+#include "runtime/backends.hpp"
 #include "runtime/platform.hpp"
-#include "simulated/simulated_gpu_spec.hpp"
 
 namespace eagle::runtime {
 
@@ -34,7 +35,8 @@ struct RuntimePlan {
 };
 
 // TensorFlow's MinSystemMemory: what the default allocator limit leaves to the driver and other
-// programs, from the free memory and the compute capability (SEMANTICS §6).
+// programs, from the free memory and the compute capability (docs/design.md,
+// "Devices: platforms, configuration, logical devices").
 std::size_t system_memory_reserve(std::size_t free_memory,
                                   std::optional<std::pair<int, int>> compute_capability);
 
@@ -83,7 +85,7 @@ class DeviceConfig {
   std::mutex mutex_;
   std::atomic<bool> initialized_{false};
   bool discovered_ = false;
-  std::optional<simulated::SimulatedGpuSpec> simulated_fallback_;
+  std::optional<SimulatedGpuSpec> simulated_fallback_;
   std::unique_ptr<Platform> cpu_platform_;
   std::unique_ptr<GpuPlatform> gpu_platform_;  // CUDA, simulated, or none
   std::vector<Physical> devices_;              // CPU:0, then GPU:0, GPU:1, ...

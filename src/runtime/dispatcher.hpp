@@ -27,7 +27,7 @@ struct OpCall {
   const TensorSpec* outputs;  // inferred and validated by the op before dispatch
   int num_outputs;
   const opdefs::OpAttrs& attrs = no_attrs();
-  bool is_constant = false;  // Const: host default, always soft, no log line (SEMANTICS §4)
+  bool is_constant = false;  // Const: host default, always soft, no log (Note [Constant placement])
   // Bit i: input i is a resource (a variable's buffer). The op runs on the resource's device
   // whatever the scope says (TensorFlow's MaybePinToResourceDevice), and its kernel may update
   // the input in place (KernelContext::mutable_input).

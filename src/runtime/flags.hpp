@@ -1,4 +1,5 @@
-// Process-wide placement flags (SEMANTICS §3.7). Atomics: read on every op, set rarely.
+// Process-wide placement flags (docs/guide.md, "How an op is placed"). Atomics: read on every op,
+// set rarely.
 #pragma once
 
 #include <atomic>

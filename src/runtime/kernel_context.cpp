@@ -5,7 +5,6 @@
 #include <atomic>
 #include <memory>
 
-#include "kernels/variable_kernels.hpp"
 #include "runtime/handle_pool.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -97,7 +96,7 @@ TensorImpl& KernelContext::mutable_input(int i, bool keep_contents) {
     auto fresh = std::allocate_shared<Storage>(HandleAllocator<Storage>(), impl.device(),
                                                impl.storage()->bytes(), impl.shape(), impl.dtype());
     if (keep_contents) {
-      kernels::copy_on_device(impl.device(), fresh->data(), impl.data(), fresh->bytes());
+      impl.device().copy_within(fresh->data(), impl.data(), fresh->bytes());
     }
     impl.replace_storage(std::move(fresh));
   }

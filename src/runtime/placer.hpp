@@ -1,4 +1,4 @@
-// Chooses the device an op runs on (SEMANTICS §3.1–3.4, §3.6).
+// Chooses the device an op runs on (docs/guide.md, "How an op is placed", steps 1-4 and 6).
 #pragma once
 
 #include <vector>
@@ -16,7 +16,7 @@ struct PlacementRequest {
   DType dtype;             // the kernel-table key
   const DeviceName* spec;  // merged scope spec, nullptr for automatic placement
   bool soft;               // soft placement
-  bool prefer_host;        // automatic placement picks the host CPU (constants, §4)
+  bool prefer_host;        // automatic placement picks the host CPU (constants)
 };
 
 // The decision itself, free of thread state so it can be tested on any device list.

@@ -1,6 +1,7 @@
 // A kind of hardware and the physical devices it has: the bottom layer of the runtime
-// (DESIGN.md "Platform"). Platforms only describe and hand out memory; logical devices,
-// allocators and kernels are built on top of them by the Context.
+// (docs/design.md, "Devices: platforms, configuration, logical devices"). Platforms only describe
+// and hand out memory; logical devices, allocators and kernels are built on top of them by the
+// Context.
 #pragma once
 
 #include <cstddef>

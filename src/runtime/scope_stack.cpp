@@ -79,7 +79,7 @@ bool remove_entry(std::uint64_t token) {
 
 std::uint64_t push_scope(const std::optional<DeviceName>& requested) {
   check_scope_nesting();
-  Context::get();  // entering a scope initializes the runtime (SEMANTICS §5)
+  Context::get();  // a scope initializes the runtime (docs/guide.md, "Configuring devices")
   ScopeStack& stack = this_thread_scopes();
   DeviceName merged;
   if (requested) {

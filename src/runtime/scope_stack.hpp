@@ -1,4 +1,4 @@
-// The thread-local stack behind eagle::device() (SEMANTICS §2).
+// The thread-local stack behind eagle::device() (docs/guide.md, "Devices", "Device names").
 #pragma once
 
 #include <cstdint>

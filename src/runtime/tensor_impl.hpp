@@ -63,8 +63,9 @@ class TensorImpl {
   }
 
   // Note [Mirrors]: a copy of this tensor on another device, made when an op on that device
-  // read it, is kept here so reusing a CPU constant on a GPU copies it once (SEMANTICS §3.5).
-  // Safe because tensors are immutable. Rarely contended: only the first copy takes long.
+  // read it, is kept here so reusing a CPU constant on a GPU copies it once (docs/guide.md,
+  // "How an op is placed", step 5). Safe because tensors are immutable. Rarely contended: only
+  // the first copy takes long.
   std::shared_ptr<TensorImpl> find_mirror(const Device& device) const {
     std::lock_guard<std::mutex> lock(mirrors_mutex_);
     for (const auto& [d, t] : mirrors_) {

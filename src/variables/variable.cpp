@@ -1,5 +1,6 @@
-// eagle::Variable (SEMANTICS §8): the front-end of VarHandleOp, ReadVariableOp and the
-// assignments; the kernels are kernels/variable_kernels.hpp and the backends' update kernels.
+// eagle::Variable (docs/guide.md, "Training: variables and gradient tapes"): the front-end of
+// VarHandleOp, ReadVariableOp and the assignments; the kernels are kernels/variable_kernels.hpp
+// and the backends' update kernels.
 #include "eagle/variable.hpp"
 
 #include <mutex>

@@ -1,5 +1,6 @@
-// libFuzzer target for DeviceName (SEMANTICS §1): arbitrary bytes must never crash the parser, and
-// every text it accepts must satisfy the printing, merging and matching invariants.
+// libFuzzer target for DeviceName (docs/guide.md, "Device names"): arbitrary bytes must never
+// crash the parser, and every text it accepts must satisfy the printing, merging and matching
+// invariants.
 // Build and run: see docs/fuzzing.md.
 #include <cstddef>
 #include <cstdint>
