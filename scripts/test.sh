@@ -9,7 +9,8 @@ scripts/install_deps.sh
 
 # The Release build also runs its CPU tests on an emulated pre-AVX CPU (the portable build must
 # never execute AVX2/AVX-512 code there) and counts the instructions of one eager op against the
-# budget (bench/dispatch_instructions.sh): both deterministic, neither a timing.
+# budget (bench/dispatch_instructions.sh): both deterministic, neither a timing. Then the library
+# is built once without CUDA (preset nocuda), so code under EAGLE_WITH_CUDA's #else compiles.
 
 # Every preset runs even when an earlier one failed, so one run shows everything that is wrong.
 summary=()
@@ -47,6 +48,11 @@ for preset in "${presets[@]}"; do
     failed_step=check_old_cpu
   elif [[ $preset == default ]] && ! bench/dispatch_instructions.sh build/default --check; then
     failed_step="dispatch_instructions --check"
+  elif [[ $preset == default ]] && ! { cmake --preset nocuda >/dev/null &&
+                                      cmake --build --preset nocuda --target eagle; }; then
+    # The CUDA-guarded code must compile where CUDA is absent too; this machine has nvcc, so the
+    # presets above always build with it (preset nocuda: the library only, unoptimized).
+    failed_step="build without CUDA (preset nocuda)"
   fi
   if [[ -z $failed_step ]]; then
     result="passed${flaky_tests:+ (FLAKY, failed once and passed on a second run: $flaky_tests)}"
