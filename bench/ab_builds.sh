@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interleaved A/B of BENCHMARKS cases 1-3 (bench_dispatch_chain, bench_elementwise,
+# Interleaved A/B of cases 1-3 of docs/performance.md (bench_dispatch_chain, bench_elementwise,
 # bench_tensor_ops) between two builds, e.g. EAGLE_NATIVE=ON against the portable build with its
 # run-time CPU variants: `bench/ab_builds.sh A_BUILD B_BUILD [ROUNDS [THREADS]]`. Prints, per case
 # and size, the median over rounds of each run's median µs, and B/A.

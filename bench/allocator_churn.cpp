@@ -1,6 +1,7 @@
-// BENCHMARKS case 5: allocator churn. BfcAllocator over host regions (HostRegionProvider, the
-// simulated GPU's provider), limit 1 GiB, growth on and off, against a raw mmap + munmap per
-// pair (the host analogue of cudaMalloc + cudaFree: a fresh mapping, never touched).
+// Case 5 of docs/performance.md, "Benchmark cases and targets": allocator churn. BfcAllocator
+// over host regions (HostRegionProvider, the simulated GPU's provider), limit 1 GiB, growth on and
+// off, against a raw mmap + munmap per pair (the host analogue of cudaMalloc + cudaFree: a fresh
+// mapping, never touched).
 //
 // Patterns, each 100k alloc/free pairs per timed repetition (times reported per pair):
 //   cycle   allocate then free at once, sizes cycling 4 KiB, 1 MiB, 16 MiB, 256 MiB

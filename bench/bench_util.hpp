@@ -1,5 +1,6 @@
-// Tiny timing harness shared by the benchmark programs (rules in shared/BENCHMARKS.md):
-// steady_clock, warm-up, N repetitions, median/min/max, one JSON line per case, a short table.
+// Tiny timing harness shared by the benchmark programs: steady_clock, warm-up, N repetitions,
+// median/min/max, one JSON line per case, a short table (the rules: docs/performance.md,
+// "Benchmark cases and targets").
 #pragma once
 
 #include <algorithm>

@@ -4,9 +4,10 @@
 
     python3 bench/cnn_step_torch.py [--quick] [--reps N] [--warmup N]
 
-The model of seed 003 (Conv2D(32, 3, relu) -> MaxPool 2 -> Conv2D(64, 3, relu) -> MaxPool 2 ->
-Conv2D(64, 3, relu) -> Flatten -> Dense(64, relu) -> Dense(10)), softmax cross-entropy on the
-logits, Adam (Keras's defaults: lr 0.001, eps 1e-7), batch 32 and 128, inputs uniform in [0, 1),
+The model of seed 003 (samples/README.md): Conv2D(32, 3, relu) -> MaxPool 2 -> Conv2D(64, 3,
+relu) -> MaxPool 2 -> Conv2D(64, 3, relu) -> Flatten -> Dense(64, relu) -> Dense(10); softmax
+cross-entropy on the logits, Adam (Keras's defaults: lr 0.001, eps 1e-7), batch 32 and 128,
+inputs uniform in [0, 1),
 labels uniform in [0, 10). PyTorch eager, as a user writes it: NCHW (PyTorch's default layout),
 cuDNN's benchmark mode off, PyTorch's default TF32 settings (stated in the record). Then the same
 with the model and input in `channels_last` (NHWC memory, eagle's and TensorFlow's layout), case

@@ -1,8 +1,9 @@
-// BENCHMARKS case 6, the child side: bench/compare takes the monotonic clock, starts this program,
-// and subtracts. It adds two [1024] float32 tensors (1.5 + 2.25), reads one value, prints the
-// clock; multiplies two [256, 256] matrices of 0.5, reads one value, prints the clock again. One
-// JSON line (cold-start protocol in bench/cpu_cases.py). The clock is CLOCK_MONOTONIC, which is
-// std::chrono::steady_clock here and Python's time.monotonic_ns in the parent.
+// Case 6 of docs/performance.md (cold start), the child side: bench/compare takes the monotonic
+// clock, starts this program, and subtracts. It adds two [1024] float32 tensors (1.5 + 2.25),
+// reads one value, prints the clock; multiplies two [256, 256] matrices of 0.5, reads one value,
+// prints the clock again. One JSON line (cold-start protocol in bench/cpu_cases.py). The clock is
+// CLOCK_MONOTONIC, which is std::chrono::steady_clock here and Python's time.monotonic_ns in the
+// parent.
 //
 // Everything a first op costs is inside: loading libeagle and its libraries, creating the runtime
 // (device discovery, CUDA probe included when built with CUDA), placement, the first

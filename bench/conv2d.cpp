@@ -1,6 +1,6 @@
-// Conv2D forward and both backprops (BENCHMARKS case 10, issue 17 §5): the seed CNN's three
-// convolutions at batch 128 and a ResNet-style 3x3x64x64 on 56x56, NHWC float32 on the CPU, with
-// whichever provider this process chose (EAGLE_CONV_PROVIDER: oneDNN by default, reference).
+// Conv2D forward and both backprops (case 10 of docs/performance.md, issue 17 §5): the seed CNN's
+// three convolutions at batch 128 and a ResNet-style 3x3x64x64 on 56x56, NHWC float32 on the CPU,
+// with whichever provider this process chose (EAGLE_CONV_PROVIDER: oneDNN by default, reference).
 // bench/conv2d_peers.py times the same cases in TensorFlow, JAX and PyTorch; bench/compare runs
 // them side by side and checks every result against the float64 reference of
 // bench/conv2d_cases.py. The inputs are the shared ones (Note [Shared benchmark inputs]): the

@@ -1,4 +1,4 @@
-"""The conv2d cases of shared/BENCHMARKS.md (case 10, issue 17 §5) as bench/conv2d.cpp and
+"""The conv2d cases (case 10 of docs/performance.md, issue 17 §5) as bench/conv2d.cpp and
 bench/conv2d_peers.py run them: shapes, inputs and float64 references at the sampled outputs.
 
 Every implementation computes the same float32 inputs (Note [Shared benchmark inputs] in
@@ -19,7 +19,7 @@ CASES = [("seed conv1 28x28x1->32", 128, 28, 28, 1, 3, 32),
          ("resnet 56x56x64->64", 128, 56, 56, 64, 3, 64)]
 OPS = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"]
 X_INPUT, F_INPUT, DY_INPUT = (1, -1.0, 1.0), (2, -1.0, 1.0), (3, -1.0, 1.0)
-# Relative 2-norm error over the samples: BENCHMARKS.md's 1e-5 for float32, except the filter
+# Relative 2-norm error over the samples: 1e-5 for float32 (docs/performance.md), but the filter
 # gradient, each of whose entries sums n * oh * ow products (373,248 for the ResNet layer): there
 # float32 rounding depends on how long the accumulation runs are, and XLA's measured 1.04e-5
 # (oneDNN in eagle and TensorFlow: 6e-7, PyTorch: 1.3e-6).

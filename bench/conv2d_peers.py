@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/conv2d.cpp's peers (BENCHMARKS case 10, issue 17 §5): Conv2D and both backprops, NHWC
+"""bench/conv2d.cpp's peers (case 10 of docs/performance.md, issue 17 §5): Conv2D and both backprops, NHWC
 float32 on the CPU, in TensorFlow, JAX or PyTorch; one JSON line per case and op with the median,
 min and max of the repetitions after a warm-up and the result at the shared sample indices
 (bench/conv2d_cases.py; bench/compare checks them against the float64 reference).

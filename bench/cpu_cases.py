@@ -1,4 +1,4 @@
-"""The CPU cases of shared/BENCHMARKS.md as bench/compare runs them: sizes, inputs and references.
+"""The CPU cases of docs/performance.md as bench/compare runs them: sizes, inputs and references.
 
 Shared by bench/cpu_peers.py (NumPy, TensorFlow, JAX) and bench/compare (the checks). The inputs
 and the sampled outputs follow Note [Shared benchmark inputs] in bench/bench_inputs.hpp, which the
@@ -10,7 +10,7 @@ dispatch chain, whose every step is one correctly rounded float32 operation in e
 import numpy as np
 
 CHAIN_OPS = 10000
-TOLERANCE = 1e-5  # relative 2-norm error over the samples, float32 (BENCHMARKS.md)
+TOLERANCE = 1e-5  # relative 2-norm error over the samples, float32 (docs/performance.md)
 ROWS = COLS = 4096  # the [4096, 4096] cases
 AXPY_ALPHA = 0.5
 
@@ -222,7 +222,7 @@ def relative_error(got, want):
     return num / den if den > 0 else num
 
 
-# ---- Cold start (BENCHMARKS case 6) ------------------------------------------------------------
+# ---- Cold start (case 6 of docs/performance.md) ------------------------------------------------
 # Each implementation's --cold-start mode adds two [1024] tensors filled with these values, then
 # multiplies two [256, 256] ones-filled-with-0.5 matrices, printing the monotonic clock after each
 # (CLOCK_MONOTONIC: std::chrono::steady_clock, Python's time.monotonic_ns).

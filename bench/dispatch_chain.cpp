@@ -1,4 +1,5 @@
-// BENCHMARKS cases 1 and 7: per-op overhead of the eager path.
+// Cases 1 and 7 of docs/performance.md ("Benchmark cases and targets"): per-op overhead of the
+// eager path.
 //
 // Case 1: a chain of 10,000 dependent ops on float32 tensors of 1, 1K and 64K elements, logging
 // off, (i) x = x + y only, (ii) add / mul / relu in turn. Reported per op.

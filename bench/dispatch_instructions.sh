@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Dispatch cost as a count, not a time: the instructions one eager op executes, measured by
-# valgrind's callgrind on BENCHMARKS case 1 (the 10,000-op chains of 1-element tensors in
-# bench_dispatch_chain). Counts do not depend on the machine's load or clock, so a change can be
-# judged on a shared 2-core VM where timings move by 10-20%.
+# valgrind's callgrind on case 1 of docs/performance.md (the 10,000-op chains of 1-element
+# tensors in bench_dispatch_chain). Counts do not depend on the machine's load or clock, so a
+# change can be judged on a shared 2-core VM where timings move by 10-20%.
 #
 #   bench/dispatch_instructions.sh [BUILD_DIR] [--base BASE_BUILD_DIR] [--check]
 #

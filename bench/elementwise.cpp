@@ -1,6 +1,6 @@
-// BENCHMARKS case 2: eagle::add of two float32 tensors against a memcpy of the output's size and
-// a plain C++ loop, in the same run, timed interleaved (plus, as a diagnostic, the loop with
-// streaming stores).
+// Case 2 of docs/performance.md ("Benchmark cases and targets"): eagle::add of two float32 tensors
+// against a memcpy of the output's size and a plain C++ loop, in the same run, timed interleaved
+// (plus, as a diagnostic, the loop with streaming stores).
 //
 // Bandwidth counts bytes moved: add (eagle and the loop) 3 * n * 4 (two reads, one write);
 // memcpy 2 * n * 4 (one read, one write). pct_of_memcpy = 100 * add_GBps / memcpy_GBps.

@@ -1,7 +1,7 @@
-// BENCHMARKS cases 1-4 on a CUDA GPU: eagle's ops on GPU:0, timed with CUDA events recorded on
-// the device's own stream (GPU time) and with the host clock around the same region, ending in a
-// full sync (host time). bench/gpu_peers.py does the same cases the same way with PyTorch and
-// CuPy; scripts/gpu_check.sh runs all three and prints one table (bench/gpu_table.py).
+// Cases 1-4 of docs/performance.md on a CUDA GPU: eagle's ops on GPU:0, timed with CUDA events
+// recorded on the device's own stream (GPU time) and with the host clock around the same region,
+// ending in a full sync (host time). bench/gpu_peers.py does the same cases the same way with
+// PyTorch and CuPy; scripts/gpu_check.sh runs all three and prints one table (bench/gpu_table.py).
 //
 //   dispatch_chain  10,000 chained add/mul/relu (op i: add, mul, relu for i % 3 == 0, 1, 2) at
 //                   1, 1K and 64K float32 elements, one sync at the end. median_us: the whole
@@ -21,7 +21,7 @@
 // several times per repetition (field "inner"): about 1 GiB moved per repetition, at most 4096.
 //
 // Every result is checked on the host in double precision (a sample of entries for matmul)
-// against the tolerances of shared/BENCHMARKS.md: relative error (2-norm) 1e-5 for float32,
+// against the tolerances of docs/performance.md: relative error (2-norm) 1e-5 for float32,
 // 1e-3 for TF32, 1e-2 for bfloat16. Soft placement is off and every result must live on GPU:0,
 // so an op without a CUDA kernel fails its case instead of timing the CPU. A failed case is
 // reported and the others still run; the exit status is then 1. Without a CUDA GPU: exit 77.

@@ -9,7 +9,7 @@ timing follow gpu_ops.cpp (see its header): GPU time per op from CUDA events rec
 library's current stream around the region, host time per op around the same region with the
 final synchronize; median of 30 repetitions (10 with --quick) after a warm-up. Every result is
 checked on the host in double precision (sampled entries for matmul) with the tolerances of
-shared/BENCHMARKS.md (1e-5 float32, 1e-3 TF32, 1e-2 bfloat16); a mismatch fails the case and the
+docs/performance.md (1e-5 float32, 1e-3 TF32, 1e-2 bfloat16); a mismatch fails the case and the
 exit status is 1. When the library (or a CUDA GPU for it) is missing: a message, no JSON lines,
 exit status 0.
 

@@ -8,7 +8,7 @@ case, size, dtype and TF32 setting, with each implementation's median time and t
 peer time / eagle time (higher is better for eagle), plus each one's figure of merit: GB/s
 (and % of the device-to-device copy of the same run) for the memory-bound cases, TFLOP/s for
 matmul, host submission us/op for the dispatch chain. The last column checks the GPU targets of
-shared/BENCHMARKS.md where one applies (informative: never an error).
+docs/performance.md where one applies (informative: never an error).
 
 Times: median_us is the GPU time per op (CUDA events) for every case but dispatch_chain, where it
 is the whole 10,000-op chain on the host clock with the final sync.
@@ -124,7 +124,7 @@ def ratio(peer, mine):
 
 
 def target(k, rows):
-    """The BENCHMARKS.md GPU target for this row: (text, met) or None."""
+    """The GPU target of docs/performance.md for this row: (text, met) or None."""
     case, size, _, _ = k
     e, t = rows.get("eagle"), rows.get("torch")
     if e is None:
@@ -231,7 +231,7 @@ def main(argv):
             ).rstrip()
         )
     if met + missed:
-        print(f"targets (shared/BENCHMARKS.md): {met} met, {missed} missed")
+        print(f"targets (docs/performance.md): {met} met, {missed} missed")
     return 0
 
 

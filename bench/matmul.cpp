@@ -1,7 +1,8 @@
-// BENCHMARKS case 4 (CPU part): eagle::matmul float32 against a direct cblas_sgemm on the same
-// inputs, in the same process (so the same OpenBLAS and the same thread count), timed one after
-// the other (Note [OpenBLAS's spinning threads] in bench_util.hpp). Square sizes 256, 1024, 4096,
-// 8192 and a batch of 16 x [4096, 4096] (cblas: one sgemm per matrix); --quick runs 256 and 1024.
+// Case 4 of docs/performance.md (CPU part): eagle::matmul float32 against a direct cblas_sgemm on
+// the same inputs, in the same process (so the same OpenBLAS and the same thread count), timed one
+// after the other (Note [OpenBLAS's spinning threads] in bench_util.hpp). Square sizes 256, 1024,
+// 4096, 8192 and a batch of 16 x [4096, 4096] (cblas: one sgemm per matrix); --quick runs 256
+// and 1024.
 // Repetitions as bench/cpu_cases.py: 30 (10 with
 // --quick), but 10 above 10^11 flops and 5 above 10^12, where one product takes seconds here.
 //

@@ -1,8 +1,8 @@
-// The seed CNN of issue 17 (seed 003) as Variables and eagle::nn ops (SeedCnn, shared by
-// bench/cnn_step.cpp and bench/strategy_step.cpp) and as a Keras Sequential (keras_seed_cnn, for
-// bench/cnn_step.cpp and bench/fit_epoch.cpp): Conv2D(32, 3, relu, 28x28x1) -> MaxPool 2 ->
-// Conv2D(64, 3, relu)
-// -> MaxPool 2 -> Conv2D(64, 3, relu) -> Flatten -> Dense(64, relu) -> Dense(10) (the logits).
+// The seed CNN of issue 17 (seed 003's model, samples/README.md) as Variables and eagle::nn ops
+// (SeedCnn, shared by bench/cnn_step.cpp and bench/strategy_step.cpp) and as a Keras Sequential
+// (keras_seed_cnn, for bench/cnn_step.cpp and bench/fit_epoch.cpp): Conv2D(32, 3, relu, 28x28x1)
+// -> MaxPool 2 -> Conv2D(64, 3, relu) -> MaxPool 2 -> Conv2D(64, 3, relu) -> Flatten ->
+// Dense(64, relu) -> Dense(10) (the logits).
 // Initialization as Keras's layers: glorot_uniform kernels (seeds 1..5), zero biases. Created
 // under a MirroredStrategy's scope, its variables are mirrored.
 #pragma once

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""TensorFlow's side of bench/strategy_step.cpp (issue 18 §4, BENCHMARKS.md case 12): the seed
+"""TensorFlow's side of bench/strategy_step.cpp (issue 18 §4, case 12 of docs/performance.md): the seed
 CNN's training step at a global batch of 128 through tf.distribute.MirroredStrategy on the CPU
 split in two logical CPUs (tf.config.set_logical_device_configuration), one JSON line per case.
 

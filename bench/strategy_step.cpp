@@ -1,5 +1,6 @@
-// Issue 18 §4 (BENCHMARKS.md case 12): the seed CNN's training step (bench/seed_cnn.hpp, Adam,
-// sparse softmax cross entropy scaled by the global batch) at a global batch of 128, five ways:
+// Issue 18 §4 (case 12 of docs/performance.md): the seed CNN's training step (bench/seed_cnn.hpp,
+// Adam, sparse softmax cross entropy scaled by the global batch) at a global batch of 128, five
+// ways:
 //
 //   plain          one device (/CPU:0), no strategy, intra-op threads = --threads (all cores)
 //   mirrored_1     the same step through MirroredStrategy({"CPU:0"}): strategy.run on its replica

@@ -1,4 +1,4 @@
-// BENCHMARKS case 3 (CPU part): on a [4096, 4096] float32 tensor, the broadcast add
+// Case 3 of docs/performance.md (CPU part): on a [4096, 4096] float32 tensor, the broadcast add
 // [4096, 4096] + [4096], reduce_sum over axis 0 and over axis 1, and softmax over the last axis.
 //
 // GB/s counts the bytes each op must move: broadcast add and softmax read and write the matrix

@@ -100,7 +100,8 @@ double train(const Dataset& data, const std::string& device, int epochs, bool lo
 }  // namespace
 
 int main() {
-  eagle::config::simulate_gpus_when_absent(1);  // no CUDA GPU: one simulated GPU (SEMANTICS §7)
+  eagle::config::simulate_gpus_when_absent(1);  // no CUDA GPU: one simulated GPU
+                                                // (docs/guide.md, "Simulated GPUs")
   eagle::debugging::set_log_sink(
       [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("  {}\n", line); });
   const Dataset data = two_spirals(200);

@@ -1,8 +1,8 @@
-// Seed 003's CNN, trained on the real Fashion-MNIST (Debian's dataset-fashion-mnist) with
-// eagle::keras, printing what Keras 2 prints: the summary (93,322 parameters), `Epoch 1/5` and a
-// bar per epoch, the evaluation; then a few predictions and the weights saved in Keras 3's
-// .weights.h5 layout (or, for a --save path ending in .keras, the whole model in Keras 3's .keras
-// format, which keras.models.load_model reads).
+// Seed 003's CNN (samples/README.md), trained on the real Fashion-MNIST (Debian's
+// dataset-fashion-mnist) with eagle::keras, printing what Keras 2 prints: the summary (93,322
+// parameters), `Epoch 1/5` and a bar per epoch, the evaluation; then a few predictions and the
+// weights saved in Keras 3's .weights.h5 layout (or, for a --save path ending in .keras, the whole
+// model in Keras 3's .keras format, which keras.models.load_model reads).
 //
 //   fashion_mnist_cnn [--epochs 5] [--batch-size 128] [--train-size 60000] [--test-size 10000]
 //                     [--device /CPU:0] [--learning-rate 0.002] [--save PATH] [--data-dir DIR]

@@ -4,7 +4,8 @@
 #include <eagle/eagle.hpp>
 
 int main() {
-  eagle::config::simulate_gpus_when_absent(1);  // no CUDA GPU: one simulated GPU (SEMANTICS §7)
+  eagle::config::simulate_gpus_when_absent(1);  // no CUDA GPU: one simulated GPU
+                                                // (docs/guide.md, "Simulated GPUs")
   eagle::debugging::set_log_sink(
       [](eagle::debugging::LogLevel, std::string_view line) { fmt::print("  {}\n", line); });
 

@@ -1,4 +1,4 @@
-// Seed 002 §二 / seed 004: log where each op runs.
+// Seed 002 §二 / seed 004 (samples/README.md): log where each op runs.
 //   tf.debugging.set_log_device_placement(True)
 //   a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3], name='a')
 //   b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2], name='b')

@@ -1,4 +1,5 @@
-// Seed 002 §三: pin the constants to the CPU; the op outside the scope is placed automatically.
+// Seed 002 §三 (samples/README.md): pin the constants to the CPU; the op outside the scope is
+// placed automatically.
 //   with tf.device('/cpu:0'):
 //     a = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[2, 3], name='a')
 //     b = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], shape=[3, 2], name='b')

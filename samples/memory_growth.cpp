@@ -1,6 +1,6 @@
-// Seed 003 "限制GPU使用和显存增长" (and seeds 000, 002 §四, 004 on allow_growth): turn on memory
-// growth before the runtime starts, so each GPU's allocator takes device memory as it needs it
-// instead of nearly all of it at the first allocation.
+// Seed 003 "限制GPU使用和显存增长" (and seeds 000, 002 §四, 004 on allow_growth;
+// samples/README.md): turn on memory growth before the runtime starts, so each GPU's allocator
+// takes device memory as it needs it instead of nearly all of it at the first allocation.
 //   gpus = tf.config.list_physical_devices('GPU')
 //   if gpus:
 //       for gpu in gpus:
@@ -9,7 +9,8 @@
 //   # [LogicalDevice(name='/device:GPU:0', device_type='GPU')]
 // then, beyond the seed, a tensor on GPU:0 and tf.config.experimental.get_memory_info('GPU:0').
 //
-// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (SEMANTICS §7).
+// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (docs/guide.md,
+// "Simulated GPUs").
 #include <cstddef>
 
 #include <eagle/eagle.hpp>

@@ -1,5 +1,6 @@
 // Seed 003 "限制GPU使用和显存增长": a hard memory limit through a logical device configuration
-// (seeds 000, 002 §四 and 004 do the same with per_process_gpu_memory_fraction).
+// (seeds 000, 002 §四 and 004 do the same with per_process_gpu_memory_fraction; the seeds:
+// samples/README.md).
 //   gpus = tf.config.list_physical_devices('GPU')
 //   tf.config.set_logical_device_configuration(            # 为GPU:0配置一个逻辑设备,并分配1GB显存
 //       gpus[0],
@@ -9,7 +10,8 @@
 // then, beyond the seed: what fits in 1 GiB, what does not (a ResourceExhaustedError the program
 // catches), and that the device keeps working after it.
 //
-// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (SEMANTICS §7).
+// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (docs/guide.md,
+// "Simulated GPUs").
 #include <eagle/eagle.hpp>
 
 #include "sample_support.hpp"

@@ -1,5 +1,5 @@
-// Seed 002 §六 "使用多GPU": a multi-tower model, one tower per GPU, the towers' results summed on
-// the CPU.
+// Seed 002 §六 "使用多GPU" (samples/README.md): a multi-tower model, one tower per GPU, the towers'
+// results summed on the CPU.
 //   c = []
 //   for d in ['/device:GPU:2', '/device:GPU:3']:
 //     with tf.device(d):
@@ -16,8 +16,9 @@
 //   [[  44.   56.]
 //    [  98.  128.]]
 //
-// On a machine without a CUDA GPU this runs on four simulated 16 GiB GPUs (SEMANTICS §7). With
-// fewer real GPUs than four, soft placement (on by default) moves the missing towers to GPU:0.
+// On a machine without a CUDA GPU this runs on four simulated 16 GiB GPUs (docs/guide.md,
+// "Simulated GPUs"). With fewer real GPUs than four, soft placement (on by default) moves the
+// missing towers to GPU:0.
 #include <cstddef>
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
-// Seed 002 §六 points at TensorFlow's cifar10 multi-GPU tutorial (cifar10_multi_gpu_train.py):
-// the variables live on the CPU, one tower per GPU computes the loss and the gradients of its
-// own slice of the batch under `with tf.device('/gpu:%d' % i)`, the towers' gradients are
-// averaged on the CPU and one update is applied. This is that program with eagle's explicit
-// scopes, on synthetic cifar-like images (24x24x3, ten classes, generated from fixed seeds: no
-// download), printing the tutorial's line every --log-frequency steps:
+// Seed 002 §六 (samples/README.md) points at TensorFlow's cifar10 multi-GPU tutorial
+// (cifar10_multi_gpu_train.py): the variables live on the CPU, one tower per GPU computes the loss
+// and the gradients of its own slice of the batch under `with tf.device('/gpu:%d' % i)`, the
+// towers' gradients are averaged on the CPU and one update is applied. This is that program with
+// eagle's explicit scopes, on synthetic cifar-like images (24x24x3, ten classes, generated from
+// fixed seeds: no download), printing the tutorial's line every --log-frequency steps:
 //
 //   2024-05-01 12:00:00.123456: step 10, loss = 2.14 (412.3 examples/sec; 0.078 sec/batch)
 //

@@ -1,6 +1,6 @@
 // Helpers the sample programs share: what they print about the GPUs, device lists and memory, in
-// the form the seed tutorials show, and the seeds' matmul tower. For the samples only; not part
-// of the eagle library.
+// the form the seed tutorials show (samples/README.md), and the seeds' matmul tower. For the
+// samples only; not part of the eagle library.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +30,10 @@ inline void print_gpu_kind() {
   }
 }
 
-// How a sample starts: without a CUDA GPU, `simulated_gpus` simulated ones (SEMANTICS §7); log
-// lines on stdout, in order with everything the sample prints (placement lines bare, warnings
-// prefixed "WARNING:eagle:" as the default sink prints them); then which GPUs run it.
+// How a sample starts: without a CUDA GPU, `simulated_gpus` simulated ones (docs/guide.md,
+// "Simulated GPUs"); log lines on stdout, in order with everything the sample prints (placement
+// lines bare, warnings prefixed "WARNING:eagle:" as the default sink prints them); then which GPUs
+// run it.
 inline void start(int simulated_gpus) {
   eagle::config::simulate_gpus_when_absent(simulated_gpus);
   eagle::debugging::set_log_sink([](eagle::debugging::LogLevel level, std::string_view line) {

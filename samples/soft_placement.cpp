@@ -1,4 +1,5 @@
-// Seed 003: ask for /GPU:1 with soft placement off (an error), then on (eagle picks a device).
+// Seed 003 (samples/README.md): ask for /GPU:1 with soft placement off (an error), then on (eagle
+// picks a device).
 //   tf.config.set_soft_device_placement(False)
 //   with tf.device('/GPU:1'):
 //     a = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])

@@ -1,6 +1,7 @@
-// Seed 000 §9.2's two ways of training one model on several devices, side by side: synchronous
-// (every device reads the same weights, the gradients of all devices are combined, one update)
-// with eagle::distribute::MirroredStrategy, and asynchronous (each device reads the latest
+// Seed 000 §9.2 (samples/README.md) trains one model on several devices two ways; here they run
+// side by side: synchronous (every device reads the same weights, the gradients of all devices
+// are combined, one update) with eagle::distribute::MirroredStrategy, and asynchronous (each
+// device reads the latest
 // weights and applies its own update, waiting for no one) with
 // eagle::distribute::ParameterServerTraining. The same MLP learns the same data both ways on 2 and
 // on 4 devices; the sample prints the loss against the step and the wall-clock time, the final

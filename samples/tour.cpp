@@ -1,4 +1,4 @@
-// A guided tour of the five seed tutorials (../shared/seeds, issue 3), one step per example, in
+// A guided tour of the five seed tutorials (samples/README.md; issue 3), one step per example, in
 // the seeds' order where eagle can run it: which devices there are, is_built_with_cuda, the
 // placement log, manual and soft placement, visible devices, memory limits and out-of-memory,
 // virtual GPUs and multi-GPU towers. Each step prints its title, the C++ it runs and what that
@@ -10,8 +10,8 @@
 // devices, a GPU split into two logical GPUs with a memory limit) is set up in steps 1-2, before
 // anything runs, and step 3 shows the error for a change that comes too late.
 //
-// On a machine without a CUDA GPU the tour runs on four simulated 16 GiB GPUs (SEMANTICS §7),
-// like the four-GPU machine of seed 002 §六.
+// On a machine without a CUDA GPU the tour runs on four simulated 16 GiB GPUs (docs/guide.md,
+// "Simulated GPUs"), like the four-GPU machine of seed 002 §六.
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,5 +1,5 @@
-// Seed 003 "使用单个 GPU 模拟多个 GPU": split one GPU into two logical GPUs of 1 GiB each, so that
-// multi-GPU code can be tried on a single card.
+// Seed 003 "使用单个 GPU 模拟多个 GPU" (samples/README.md): split one GPU into two logical GPUs of
+// 1 GiB each, so that multi-GPU code can be tried on a single card.
 //   gpus = tf.config.list_physical_devices('GPU')
 //   tf.config.set_logical_device_configuration(
 //       gpus[0],
@@ -11,7 +11,8 @@
 // The seed goes on with tf.distribute.MirroredStrategy (a later eagle milestone); here each
 // logical GPU runs the seeds' matmul under its own device scope instead.
 //
-// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (SEMANTICS §7).
+// On a machine without a CUDA GPU this runs on one simulated 16 GiB GPU (docs/guide.md,
+// "Simulated GPUs").
 #include <cstddef>
 #include <vector>
 

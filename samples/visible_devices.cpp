@@ -1,5 +1,5 @@
-// Seed 003 "限制GPU使用和显存增长": choose which GPUs the process uses (what seeds 000 and 004 do
-// with CUDA_VISIBLE_DEVICES, before the program starts).
+// Seed 003 "限制GPU使用和显存增长" (samples/README.md): choose which GPUs the process uses (what
+// seeds 000 and 004 do with CUDA_VISIBLE_DEVICES, before the program starts).
 //   tf.config.list_physical_devices()
 //   # [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU'),
 //   #  PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU'),
@@ -14,7 +14,8 @@
 //   # [LogicalDevice(name='/device:CPU:0', device_type='CPU')]  # 逻辑设备中没有GPU
 // Both then show that the choice is frozen once the runtime has started.
 //
-// On a machine without a CUDA GPU this runs on two simulated 16 GiB GPUs (SEMANTICS §7).
+// On a machine without a CUDA GPU this runs on two simulated 16 GiB GPUs (docs/guide.md,
+// "Simulated GPUs").
 #include <string_view>
 #include <vector>
 

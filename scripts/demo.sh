@@ -3,7 +3,7 @@
 # then training: a linear regression and an MLP with gradient tapes and Keras's optimizers, an
 # cifar10-style convnet trained as towers on two (simulated) GPUs, synchronous against asynchronous
 # training of one MLP on 2 and 4 (simulated) GPUs, an MLP with eagle::keras's Sequential and fit,
-# and seed 003's CNN on the real Fashion-MNIST.
+# and seed 003's CNN on the real Fashion-MNIST (the seeds: samples/README.md).
 # From a terminal the tour waits for Enter between steps; otherwise it runs straight through.
 set -euo pipefail
 cd "$(dirname "$0")/.."

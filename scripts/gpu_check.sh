@@ -17,7 +17,8 @@
 #   --gpu-only        build only what the GPU steps run (the library, the gpu-labelled tests, the
 #                     samples, the GPU benchmarks) and skip the whole-suite ctest: the CPU tests
 #                     are CI's; this saves most of the build on a leased machine
-#   --skip-training   no training runs (the seed CNN on Fashion-MNIST on GPU:0, seed 003)
+#   --skip-training   no training runs of samples/fashion_mnist_cnn (the seed CNN on GPU:0, and
+#                     seed 003's mirrored run on two virtual GPUs)
 #   --skip-build      reuse the build folder as it is, unconfigured (a second call on the same
 #                     machine, or a build carried as .gpu-build.tar.gz)
 #   --build-only      configure and build, nothing more (with --cuda-arch, on a machine with nvcc
@@ -43,7 +44,8 @@
 # .gpu-build.tar.gz (Note [A carried build]); cuDNN and NCCL from NVIDIA's Python wheels where the
 # toolkit lacks them; (c) configure and build build/gpu (Release, EAGLE_CUDA=ON, EAGLE_BENCH=ON)
 # with every core; (d) ctest, the whole suite, then the entries labelled gpu, then the samples on
-# the GPU; (g) the seed CNN trained on GPU:0 and seed 003 on two virtual GPUs; (f)
+# the GPU; (g) samples/fashion_mnist_cnn: the seed CNN trained on GPU:0, and seed 003's mirrored
+# run on two virtual GPUs; (f)
 # bench/bench_gpu_ops, bench_cnn_step --device /GPU:0 and bench/cnn_step_torch.py,
 # bench/gpu_peers.py --impl torch, --impl cupy, each its own process, their JSON lines in one file,
 # one table (bench/gpu_table.py) and its picture (bench/gpu_plot.py); (e) last, compute-sanitizer
@@ -724,7 +726,7 @@ fi
 # ---- (e) compute-sanitizer ---------------------------------------------------------------------
 # Last: the slowest step, and the one whose length is least known (a leased machine's time limit
 # cuts it rather than the benchmarks).
-# The backend_ops_test cases whose CUDA kernels use shared memory (grep __shared__ cuda/; Cumsum
+# The backend_ops_test cases whose CUDA kernels use shared memory (grep __shared__ src/backends/cuda/; Cumsum
 # through CUB's scan), for racecheck.
 racecheck_cases="Sum on*,Mean on*,Max on*,Min on*,Prod on*,Any on*,All on*,ArgMax on*,ArgMin on*"
 racecheck_cases+=",Softmax on*,LogSoftmax on*,BiasAddGrad on*,FusedBatchNormV3 on*"

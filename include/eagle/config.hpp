@@ -1,5 +1,5 @@
 // tf.config equivalents: placement settings, physical and logical devices, device memory
-// (SEMANTICS §3.7, §5, §6, §7).
+// (docs/guide.md, "Devices", "Configuring devices" and "Simulated GPUs").
 //
 // Physical configuration (visible devices, memory growth, logical device configuration, the
 // memory fraction) may change until the runtime initializes: at the first op or tensor, the first
@@ -16,7 +16,7 @@
 
 namespace eagle {
 
-// What happens when an op's input lives on another device (SEMANTICS §3.5).
+// What happens when an op's input lives on another device (docs/guide.md, "Configuring devices").
 enum class DevicePolicy {
   kSilent,    // copy, cache the copy on the source tensor
   kWarn,      // copy and log a warning
@@ -111,10 +111,10 @@ void set_gpu_memory_fraction(double fraction);
 std::optional<double> get_gpu_memory_fraction();
 
 // When the machine has no CUDA GPU (none built, no driver, or none visible), report `count`
-// simulated GPUs of `memory_bytes` each (SEMANTICS §7), as EAGLE_SIMULATED_GPUS would; with real
-// GPUs present this does nothing. The variable, when set, wins. Must be called before the first
-// device listing or initialization (FailedPreconditionError otherwise). For tests and samples
-// that must run anywhere.
+// simulated GPUs of `memory_bytes` each, as EAGLE_SIMULATED_GPUS would (docs/guide.md, "Simulated
+// GPUs"); with real GPUs present this does nothing. The variable, when set, wins. Must be called
+// before the first device listing or initialization (FailedPreconditionError otherwise). For
+// tests and samples that must run anywhere.
 inline constexpr std::size_t kDefaultSimulatedGpuMemory = std::size_t{16} << 30;
 void simulate_gpus_when_absent(int count, std::size_t memory_bytes = kDefaultSimulatedGpuMemory);
 

@@ -1,4 +1,4 @@
-// Device names per SEMANTICS §1: parse, merge, match and print
+// Device names (docs/guide.md, "Device names"): parse, merge, match and print
 // "/job:x/replica:0/task:0/device:GPU:0".
 #pragma once
 

@@ -1,4 +1,5 @@
-// eagle::distribute: training on several devices (SEMANTICS §12).
+// eagle::distribute: training on several devices (docs/guide.md, "Distributed training:
+// MirroredStrategy" and "Towers and asynchronous training").
 #pragma once
 
 #include "eagle/distribute/compute_average_loss.hpp"

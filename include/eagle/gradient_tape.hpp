@@ -1,4 +1,5 @@
-// eagle::GradientTape: reverse-mode automatic differentiation (SEMANTICS §9).
+// eagle::GradientTape: reverse-mode automatic differentiation (docs/guide.md, "Training:
+// variables and gradient tapes").
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@ struct GradientTapeOptions {
 // What gradient() gives a source no recorded op connects to a target: nothing (std::nullopt,
 // the default, as TensorFlow: "to safeguard against errors") or zeros of its shape.
 enum class UnconnectedGradients { kNone, kZero };
-// The short spelling (SEMANTICS §9): `.unconnected = Unconnected::kZero`.
+// The short spelling: `.unconnected = Unconnected::kZero`.
 using Unconnected = UnconnectedGradients;
 
 struct GradientOptions {

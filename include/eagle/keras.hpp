@@ -1,5 +1,5 @@
-// eagle::keras: Keras 2's layers, models and training loop (SEMANTICS §11), on eagle's
-// variables, gradient tapes, optimizers and initializers.
+// eagle::keras: Keras 2's layers, models and training loop (docs/guide.md, "Keras layers and
+// models"), on eagle's variables, gradient tapes, optimizers and initializers.
 #pragma once
 
 #include "eagle/keras/activations.hpp"

@@ -1,5 +1,6 @@
-// Keras 2's optimizers (SEMANTICS §10): names, defaults and update formulas, each step one fused
-// op per variable on the variable's device (ResourceApplyAdam, ... in the placement log).
+// Keras 2's optimizers (docs/guide.md, "Training: variables and gradient tapes", Optimizers):
+// names, defaults and update formulas, each step one fused op per variable on the variable's
+// device (ResourceApplyAdam, ... in the placement log).
 #pragma once
 
 #include <cstdint>
@@ -141,7 +142,9 @@ struct AdamOptions {
   bool amsgrad = false;
   ClipOptions clip;
 };
-// Keras Adam (ResourceApplyAdam; epsilon is Keras's "epsilon hat", TRAINING-NOTES §0.8).
+// Keras Adam (ResourceApplyAdam). epsilon is Keras's "epsilon hat": with
+// lr_t = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t), var -= lr_t * m / (sqrt(v) + epsilon), so it
+// is added to the root of the uncorrected v (PyTorch's goes with the bias-corrected moments).
 class Adam : public Optimizer {
  public:
   explicit Adam(AdamOptions options = {});

@@ -1,4 +1,4 @@
-// Device scopes (SEMANTICS §2): a thread-local stack of merged device specifications.
+// Device scopes (docs/guide.md, "Devices"): a thread-local stack of merged device specifications.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// eagle::Variable: mutable state on one device (SEMANTICS §8), TensorFlow's ResourceVariable.
+// eagle::Variable: mutable state on one device, TensorFlow's ResourceVariable (docs/guide.md,
+// "Training: variables and gradient tapes").
 #pragma once
 
 #include <cstdint>
@@ -43,11 +44,11 @@ struct VariableOptions {
 //   w.assign_sub(eagle::constant(0.1f) * grad);
 //   eagle::Tensor y = eagle::matmul(x, w);   // reads w (ReadVariableOp)
 //
-// The variable is created on the device the current scope places VarHandleOp on (§3) and stays
-// there: ReadVariableOp, AssignVariableOp and every update run there whatever the scope says
-// (TensorFlow's resource pinning). dtype and shape are fixed at creation. Reads and updates are
-// safe from many threads at once; a value read never changes afterwards, even when the variable
-// is updated (Note [Variable storage]).
+// The variable is created on the device the current scope places VarHandleOp on (docs/guide.md,
+// "How an op is placed") and stays there: ReadVariableOp, AssignVariableOp and every update run
+// there whatever the scope says (TensorFlow's resource pinning). dtype and shape are fixed at
+// creation. Reads and updates are safe from many threads at once; a value read never changes
+// afterwards, even when the variable is updated (Note [Variable storage]).
 class Variable {
  public:
   // An undefined handle (for containers); using it throws InvalidArgumentError.
@@ -79,13 +80,13 @@ class Variable {
   // The id of the variable's handle: what a GradientTape watches (stable for its life).
   std::uint64_t id() const;
 
-  // Mirrored variables (created under a distribute::MirroredStrategy's scope(), SEMANTICS §12)
-  // have one component per replica device. Reads, device(), id() and gradients resolve to the
-  // component of the replica function running on this thread, to component 0 elsewhere;
-  // assign*() outside a replica function updates every component, and inside one combines the
-  // replicas' values by the variable's aggregation (kNone: TensorFlow's error; an optimizer's
-  // apply_gradients is the way to train them there). Note [Distributed variables] in
-  // src/variables/variable_state.hpp.
+  // Mirrored variables (created under a distribute::MirroredStrategy's scope(); docs/guide.md,
+  // "Distributed training: MirroredStrategy") have one component per replica device. Reads,
+  // device(), id() and gradients resolve to the component of the replica function running on this
+  // thread, to component 0 elsewhere; assign*() outside a replica function updates every
+  // component, and inside one combines the replicas' values by the variable's aggregation (kNone:
+  // TensorFlow's error; an optimizer's apply_gradients is the way to train them there). Note
+  // [Distributed variables] in src/variables/variable_state.hpp.
   bool is_mirrored() const;
   VariableAggregation aggregation() const;
   VariableSynchronization synchronization() const;

@@ -1,5 +1,6 @@
 // eagle::distribute::MirroredStrategy: synchronous data parallelism on the devices of one process
-// (SEMANTICS §12, TensorFlow's tf.distribute.MirroredStrategy), one host thread per replica.
+// (TensorFlow's tf.distribute.MirroredStrategy), one host thread per replica (docs/guide.md,
+// "Distributed training: MirroredStrategy").
 #pragma once
 
 #include <cstdint>

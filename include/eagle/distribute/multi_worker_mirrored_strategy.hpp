@@ -1,5 +1,6 @@
 // eagle::distribute::MultiWorkerMirroredStrategy: synchronous data parallelism across processes
-// launched by mpiexec (SEMANTICS §12, TensorFlow's tf.distribute.MultiWorkerMirroredStrategy).
+// launched by mpiexec (TensorFlow's tf.distribute.MultiWorkerMirroredStrategy; docs/guide.md,
+// "Several processes: MultiWorkerMirroredStrategy").
 #pragma once
 
 #include <string>

@@ -1,8 +1,9 @@
 // eagle::distribute::ParameterServerTraining: asynchronous data parallelism in one process
-// (SEMANTICS §12, seed 000 §9.2, TensorFlow's ParameterServerStrategy without a cluster). The
-// variables live on one device; each worker, on its own device and thread, reads their latest
-// values, computes its gradient with its own tape and applies it through the shared optimizer,
-// with no barrier. How stale each update was is counted.
+// (TensorFlow's ParameterServerStrategy without a cluster; the asynchronous mode of seed 000 §9.2,
+// samples/README.md; docs/guide.md, "Towers and asynchronous training"). The variables live on
+// one device; each worker, on its own device and thread, reads their latest values, computes its
+// gradient with its own tape and applies it through the shared optimizer, with no barrier. How
+// stale each update was is counted.
 #pragma once
 
 #include <cstdint>

@@ -56,8 +56,9 @@ class Activation {
 
 namespace detail {
 // Keras caches the input of softmax and sigmoid on their output (`_keras_logits`) so a
-// crossentropy of probabilities is computed from the logits instead (TRAINING-NOTES §0.7).
-// These look the logits up by the output's id (a few recent outputs per thread are kept).
+// crossentropy of probabilities is computed from the logits instead (docs/guide.md, "Keras layers
+// and models", Losses). These look the logits up by the output's id (a few recent outputs per
+// thread are kept).
 enum class LogitsOf { kSoftmax, kSigmoid };
 void remember_logits(const Tensor& output, const Tensor& logits, LogitsOf kind);
 std::optional<Tensor> logits_of(const Tensor& output, LogitsOf kind);
