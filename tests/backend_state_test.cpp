@@ -48,20 +48,41 @@ TEST_CASE("optimizer updates (ResourceApply*) match the CPU over three steps") {
            [] {
              return std::make_unique<opt::SGD>(opt::SGDOptions{0.1, 0.9, true});
            }},
-          {opdefs::OpId::kResourceApplyAdam, [] { return std::make_unique<opt::Adam>(); }},
+          {opdefs::OpId::kResourceApplyAdam, [] { return std::make_unique<opt::legacy::Adam>(); }},
           {opdefs::OpId::kResourceApplyAdamWithAmsgrad,
            [] {
-             return std::make_unique<opt::Adam>(opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
+             return std::make_unique<opt::legacy::Adam>(
+                 opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
            }},
           {opdefs::OpId::kResourceApplyRMSProp,
            [] {
-             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
+             return std::make_unique<opt::legacy::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
            }},
           {opdefs::OpId::kResourceApplyCenteredRMSProp,
            [] {
-             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5, 1e-7, true});
+             return std::make_unique<opt::legacy::RMSprop>(
+                 opt::RMSpropOptions{0.01, 0.9, 0.5, 1e-7, true});
            }},
-          {opdefs::OpId::kResourceApplyAdagradV2, [] { return std::make_unique<opt::Adagrad>(); }},
+          {opdefs::OpId::kResourceApplyAdagradV2,
+           [] { return std::make_unique<opt::legacy::Adagrad>(); }},
+          {opdefs::OpId::k_KerasAdam, [] { return std::make_unique<opt::Adam>(); }},
+          {opdefs::OpId::k_KerasAdamWithAmsgrad,
+           [] {
+             return std::make_unique<opt::Adam>(opt::AdamOptions{0.1, 0.9, 0.999, 1e-7, true});
+           }},
+          {opdefs::OpId::k_KerasRMSprop,
+           [] {
+             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.5});
+           }},
+          {opdefs::OpId::k_KerasCenteredRMSprop,
+           [] {
+             return std::make_unique<opt::RMSprop>(opt::RMSpropOptions{0.01, 0.9, 0.0, 1e-7, true});
+           }},
+          {opdefs::OpId::k_KerasAdagrad, [] { return std::make_unique<opt::Adagrad>(); }},
+          {opdefs::OpId::k_KerasAdamax, [] { return std::make_unique<opt::Adamax>(0.01); }},
+          {opdefs::OpId::k_KerasNadam, [] { return std::make_unique<opt::Nadam>(0.01); }},
+          {opdefs::OpId::k_KerasAdadelta, [] { return std::make_unique<opt::Adadelta>(0.5); }},
+          {opdefs::OpId::k_KerasLion, [] { return std::make_unique<opt::Lion>(0.01); }},
       };
   for (const auto& [op, make_optimizer] : cases) {
     for (DType d : gpu_dtypes(op)) {

@@ -121,7 +121,8 @@ std::vector<Case> cases() {
       out.push_back({name + "grad" + std::to_string(c), eagle::nn::max_pool_grad(x, y, dy, pool)});
     }
   }
-  // The optimizers' fused updates (ResourceApply*): three steps each, the variable's value after.
+  // The optimizers' fused updates (Keras 3's _Keras*, and TensorFlow's ResourceApply* through the
+  // legacy classes): three steps each, the variable's value after.
   for (std::int64_t n : {7, 1031, 70001}) {
     const Tensor start = eagle::constant(inputs(n, 6, false), Shape{n});
     const Tensor grad = eagle::constant(inputs(n, 7, false), Shape{n});
@@ -139,7 +140,11 @@ std::vector<Case> cases() {
         {"amsgrad", std::make_shared<opt::Adam>(amsgrad)},
         {"rmsprop", std::make_shared<opt::RMSprop>(centered)},
         {"sgd", std::make_shared<opt::SGD>(nesterov)},
-        {"adagrad", std::make_shared<opt::Adagrad>()}};
+        {"adagrad", std::make_shared<opt::Adagrad>()},
+        {"legacy_adam", std::make_shared<opt::legacy::Adam>()},
+        {"legacy_amsgrad", std::make_shared<opt::legacy::Adam>(amsgrad)},
+        {"legacy_rmsprop", std::make_shared<opt::legacy::RMSprop>(centered)},
+        {"legacy_adagrad", std::make_shared<opt::legacy::Adagrad>()}};
     for (auto& [name, optimizer] : optimizers) {
       eagle::Variable v(start);
       for (int step = 1; step <= 3; ++step) {

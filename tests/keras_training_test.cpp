@@ -5,6 +5,7 @@
 // CPU and a simulated GPU.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -400,6 +401,15 @@ TEST_CASE("keras compile: Keras's strings and objects, unknown names refused") {
       "'. Please ensure you are using a `keras.utils.custom_object_scope` and that this object is "
       "included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize"
       "#registering_the_custom_object for details.";
+  // Keras's optimizer identifiers, in any case.
+  for (const std::string& name : {"AdamW", "adamax", "Nadam", "adadelta", "lion", "RMSprop"}) {
+    model.compile(name, "mse");
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string got = model.optimizer()->name();
+    for (char& c : got) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    CHECK(got == lower);
+  }
   CHECK_THROWS_MATCHES(model.compile("adamw2", "mse"), eagle::InvalidArgumentError,
                        Catch::Matchers::Message("Unknown optimizer: 'adamw2" + scope_text));
   CHECK_THROWS_MATCHES(

@@ -88,7 +88,8 @@ TEST_CASE("the op table's rows are consistent") {
     // Only the updates of a variable produce nothing (TensorFlow's AssignVariableOp family).
     const bool updates_a_resource =
         def.name == "AssignVariableOp" || def.name == "AssignAddVariableOp" ||
-        def.name == "AssignSubVariableOp" || def.name.substr(0, 13) == "ResourceApply";
+        def.name == "AssignSubVariableOp" || def.name.substr(0, 13) == "ResourceApply" ||
+        def.name.substr(0, 6) == "_Keras";
     CHECK((def.num_outputs >= 1 || def.num_outputs == opdefs::kVariadic ||
            (def.num_outputs == 0 && updates_a_resource)));
     CHECK(def.attrs_index < std::variant_size_v<opdefs::OpAttrs>);

@@ -1,6 +1,7 @@
-// Keras 2's optimizers against TensorFlow's own update kernels (tests/fixtures/tf_optimizers.json,
-// 20 steps of each optimizer and option), on the CPU and a simulated GPU; the log, slots,
-// skipped and bad gradients, clipping, schedules, minimize.
+// The legacy (Keras 2) optimizers against TensorFlow's own update kernels
+// (tests/fixtures/tf_optimizers.json, 20 steps of each optimizer and option), on the CPU and a
+// simulated GPU; the log, slots, skipped and bad gradients, clipping, schedules, minimize. Keras
+// 3's arithmetic: keras3_optimizer_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -40,19 +41,19 @@ std::unique_ptr<opt::Optimizer> make(const std::string& name, const Json& o) {
     a.beta_2 = option(o, "beta_2", 0.999);
     a.epsilon = option(o, "epsilon", 1e-7);
     a.amsgrad = option(o, "amsgrad", 0) != 0;
-    return std::make_unique<opt::Adam>(a);
+    return std::make_unique<opt::legacy::Adam>(a);
   }
   if (name == "RMSprop") {
     opt::RMSpropOptions r;
     r.learning_rate = option(o, "learning_rate", 0.001);
     r.momentum = option(o, "momentum", 0.0);
     r.centered = option(o, "centered", 0) != 0;
-    return std::make_unique<opt::RMSprop>(r);
+    return std::make_unique<opt::legacy::RMSprop>(r);
   }
   opt::AdagradOptions a;
   a.learning_rate = option(o, "learning_rate", 0.001);
   a.initial_accumulator_value = option(o, "initial_accumulator_value", 0.1);
-  return std::make_unique<opt::Adagrad>(a);
+  return std::make_unique<opt::legacy::Adagrad>(a);
 }
 
 void replay(const char* device) {
@@ -84,11 +85,12 @@ void replay(const char* device) {
 
 }  // namespace
 
-TEST_CASE("every optimizer and option follows TensorFlow's kernels for 20 steps on the CPU") {
+TEST_CASE(
+    "every legacy optimizer and option follows TensorFlow's kernels for 20 steps on the CPU") {
   replay("/CPU:0");
 }
 
-TEST_CASE("every optimizer and option follows TensorFlow's kernels for 20 steps on a GPU") {
+TEST_CASE("every legacy optimizer and option follows TensorFlow's kernels for 20 steps on a GPU") {
   replay("/GPU:0");
 }
 
@@ -113,8 +115,7 @@ TEST_CASE("one fused update op per variable, on the variable's device, slots bes
   adam.apply_gradients({{g, w}});
   log.take();  // the first step also creates the slots
   adam.apply_gradients({{g, w}});
-  CHECK(log.take() ==
-        std::vector<std::string>{"Executing op ResourceApplyAdam in device " + kGpu0});
+  CHECK(log.take() == std::vector<std::string>{"Executing op _KerasAdam in device " + kGpu0});
   const Variable m = adam.get_slot(w, "m");
   CHECK(m.device() == kGpu0);
   CHECK(m.name() == "Adam/w/m:0");

@@ -65,6 +65,11 @@ std::shared_ptr<optimizers::Optimizer> OptimizerArg::get() const {
   if (lower == "sgd") return std::make_shared<optimizers::SGD>();
   if (lower == "rmsprop") return std::make_shared<optimizers::RMSprop>();
   if (lower == "adagrad") return std::make_shared<optimizers::Adagrad>();
+  if (lower == "adamw") return std::make_shared<optimizers::AdamW>();
+  if (lower == "adamax") return std::make_shared<optimizers::Adamax>();
+  if (lower == "nadam") return std::make_shared<optimizers::Nadam>();
+  if (lower == "adadelta") return std::make_shared<optimizers::Adadelta>();
+  if (lower == "lion") return std::make_shared<optimizers::Lion>();
   throw InvalidArgumentError(fmt::format(
       "Unknown optimizer: '{}'. Please ensure you are using a `keras.utils.custom_object_scope` "
       "and that this object is included in the scope. See "

@@ -129,6 +129,8 @@ struct OptimizerAttrs {
   double rho = 0;                                                 // RMSprop
   double epsilon = 0;
   bool nesterov = false;  // SGD
+  std::int64_t step = 0;  // 1-based: Keras 3's Adam takes its beta powers in the variable's dtype
+  double u_product = 0;   // Keras 3's Nadam: the product of its momentum schedule up to `step`
 };
 
 // Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter: the whole geometry, validated and resolved

@@ -33,7 +33,12 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 // Note [Op table]
 // ~~~~~~~~~~~~~~~
 // X(name, inputs, outputs, attrs, cpu, gpu, traits), one row per op:
-//   name      TensorFlow's op name: placement logs, errors, OpId::k<name>.
+//   name      TensorFlow's op name: placement logs, errors, OpId::k<name>. A name with a leading
+//             underscore is eagle's own fused op for what TensorFlow runs as several:
+//             _FusedConv2D (its graph optimizer's name), and _KerasAdam, _KerasRMSprop, ...:
+//             one Keras 3 optimizer step, operation by operation as Keras 3 computes it
+//             (Note [Keras 3 arithmetic] in kernels/optimizer_functors.hpp), beside TensorFlow's
+//             ResourceApply* kernels, which Keras 2 used.
 //   inputs    the input count, or kVariadic (AddN, ConcatV2, Pack).
 //   outputs   the output count, or kVariadic (Split, SplitV, Unpack: the call's output specs
 //             give the count, which may be 0 for Unpack of an empty axis; the dispatcher then
@@ -191,6 +196,15 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(ResourceApplyRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
   X(ResourceApplyCenteredRMSProp, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)    \
   X(ResourceApplyAdagradV2,       3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasAdam,                   4, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasAdamWithAmsgrad,        5, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasRMSprop,        kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasCenteredRMSprop, kVariadic, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)           \
+  X(_KerasAdagrad,                3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasAdamax,                 4, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasNadam,                  4, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasAdadelta,               4, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
+  X(_KerasLion,                   3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
   EAGLE_CONV_POOL_OPS(X) \
   EAGLE_NN_OPS(X) \
   EAGLE_SEGMENT_OPS(X)

@@ -1,8 +1,14 @@
-// SGD, Adam, RMSprop and Adagrad: their slots and their one fused update op per variable.
+// The Keras optimizer classes: their slots and their one fused update op per variable, Keras
+// 3's (Note [Keras 3 arithmetic] in kernels/optimizer_functors.hpp) or, for the legacy classes,
+// TensorFlow's kernels as Keras 2 fed them.
 #include <cmath>
 #include <mutex>
 #include <shared_mutex>
 
+#include <fmt/format.h>
+
+#include "eagle/errors.hpp"
+#include "eagle/ops.hpp"
 #include "eagle/optimizers.hpp"
 #include "opdefs/attrs.hpp"
 #include "runtime/dispatcher.hpp"
@@ -33,6 +39,13 @@ void run_update(opdefs::OpId op, const Variable& variable, const std::vector<Var
                    nullptr);
 }
 
+// A float as Python prints it: the shortest round-trip digits, with ".0" when integral.
+std::string python_float(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".ein") == std::string::npos) text += ".0";
+  return text;
+}
+
 }  // namespace
 
 SGD::SGD(SGDOptions options)
@@ -56,8 +69,16 @@ void SGD::apply_one(const Variable& variable, const std::vector<Variable>& slots
   }
 }
 
-Adam::Adam(AdamOptions options)
-    : Optimizer("Adam", options.learning_rate, options.clip), options_(std::move(options)) {}
+Adam::Adam(AdamOptions options) : Adam(std::move(options), false) {}
+
+Adam::Adam(AdamOptions options, bool legacy)
+    : Optimizer("Adam", options.learning_rate, options.clip),
+      options_(std::move(options)),
+      legacy_(legacy) {}
+
+Adam::Adam(std::string name, AdamOptions options)
+    : Optimizer(std::move(name), options.learning_rate, options.clip),
+      options_(std::move(options)) {}
 
 std::vector<std::string> Adam::slot_names() const {
   if (options_.amsgrad) return {"m", "v", "vhat"};
@@ -70,18 +91,26 @@ void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slot
   a.lr = learning_rate;
   a.beta1 = options_.beta_1;
   a.beta2 = options_.beta_2;
-  a.beta1_power = std::pow(options_.beta_1, static_cast<double>(step));
+  a.beta1_power = std::pow(options_.beta_1, static_cast<double>(step));  // Keras 2's
   a.beta2_power = std::pow(options_.beta_2, static_cast<double>(step));
+  a.step = step;  // Keras 3 takes the powers in the variable's dtype
   a.epsilon = options_.epsilon;
-  if (options_.amsgrad) {
-    run_update(opdefs::OpId::kResourceApplyAdamWithAmsgrad, variable, slots, 3, gradient, a);
+  if (legacy_) {
+    run_update(options_.amsgrad ? opdefs::OpId::kResourceApplyAdamWithAmsgrad
+                                : opdefs::OpId::kResourceApplyAdam,
+               variable, slots, slots.size(), gradient, a);
   } else {
-    run_update(opdefs::OpId::kResourceApplyAdam, variable, slots, 2, gradient, a);
+    run_update(options_.amsgrad ? opdefs::OpId::k_KerasAdamWithAmsgrad : opdefs::OpId::k_KerasAdam,
+               variable, slots, slots.size(), gradient, a);
   }
 }
 
-RMSprop::RMSprop(RMSpropOptions options)
-    : Optimizer("RMSprop", options.learning_rate, options.clip), options_(std::move(options)) {}
+RMSprop::RMSprop(RMSpropOptions options) : RMSprop(std::move(options), false) {}
+
+RMSprop::RMSprop(RMSpropOptions options, bool legacy)
+    : Optimizer("RMSprop", options.learning_rate, options.clip),
+      options_(std::move(options)),
+      legacy_(legacy) {}
 
 std::vector<std::string> RMSprop::slot_names() const {
   std::vector<std::string> names{"rms"};
@@ -97,13 +126,22 @@ void RMSprop::apply_one(const Variable& variable, const std::vector<Variable>& s
   a.rho = options_.rho;
   a.momentum = options_.momentum;
   a.epsilon = options_.epsilon;
-  run_update(options_.centered ? opdefs::OpId::kResourceApplyCenteredRMSProp
-                               : opdefs::OpId::kResourceApplyRMSProp,
-             variable, slots, slots.size(), gradient, a);
+  opdefs::OpId op;
+  if (legacy_) {
+    op = options_.centered ? opdefs::OpId::kResourceApplyCenteredRMSProp
+                           : opdefs::OpId::kResourceApplyRMSProp;
+  } else {
+    op = options_.centered ? opdefs::OpId::k_KerasCenteredRMSprop : opdefs::OpId::k_KerasRMSprop;
+  }
+  run_update(op, variable, slots, slots.size(), gradient, a);
 }
 
-Adagrad::Adagrad(AdagradOptions options)
-    : Optimizer("Adagrad", options.learning_rate, options.clip), options_(std::move(options)) {}
+Adagrad::Adagrad(AdagradOptions options) : Adagrad(std::move(options), false) {}
+
+Adagrad::Adagrad(AdagradOptions options, bool legacy)
+    : Optimizer("Adagrad", options.learning_rate, options.clip),
+      options_(std::move(options)),
+      legacy_(legacy) {}
 
 std::vector<std::string> Adagrad::slot_names() const { return {"accumulator"}; }
 
@@ -116,7 +154,115 @@ void Adagrad::apply_one(const Variable& variable, const std::vector<Variable>& s
   opdefs::OptimizerAttrs a;
   a.lr = learning_rate;
   a.epsilon = options_.epsilon;
-  run_update(opdefs::OpId::kResourceApplyAdagradV2, variable, slots, 1, gradient, a);
+  run_update(legacy_ ? opdefs::OpId::kResourceApplyAdagradV2 : opdefs::OpId::k_KerasAdagrad,
+             variable, slots, 1, gradient, a);
+}
+
+AdamW::AdamW(AdamWOptions options)
+    : Adam("AdamW", AdamOptions{options.learning_rate, options.beta_1, options.beta_2,
+                                options.epsilon, options.amsgrad, options.clip}),
+      weight_decay_(options.weight_decay) {}
+
+void AdamW::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                      const Tensor& gradient, double learning_rate, std::int64_t step) {
+  // Keras 3's _apply_weight_decay: variable.assign_sub(variable * wd * lr), each op in the
+  // variable's dtype, before the step.
+  const Tensor value = variable.read_value();
+  variable.assign_sub(value * scalar_like(value, weight_decay_) *
+                      scalar_like(value, learning_rate));
+  Adam::apply_one(variable, slots, gradient, learning_rate, step);
+}
+
+Adamax::Adamax(AdamaxOptions options)
+    : Optimizer("Adamax", options.learning_rate, options.clip), options_(std::move(options)) {}
+
+std::vector<std::string> Adamax::slot_names() const { return {"momentum", "norm"}; }
+
+void Adamax::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                       const Tensor& gradient, double learning_rate, std::int64_t step) {
+  opdefs::OptimizerAttrs a;
+  a.lr = learning_rate;
+  a.beta1 = options_.beta_1;
+  a.beta2 = options_.beta_2;
+  a.epsilon = options_.epsilon;
+  a.step = step;
+  run_update(opdefs::OpId::k_KerasAdamax, variable, slots, 2, gradient, a);
+}
+
+Nadam::Nadam(NadamOptions options)
+    : Optimizer("Nadam", options.learning_rate, options.clip), options_(std::move(options)) {}
+
+std::vector<std::string> Nadam::slot_names() const { return {"momentum", "velocity"}; }
+
+double Nadam::u_product_at(std::int64_t step, DType dtype) {
+  std::lock_guard<std::mutex> lock(u_mutex_);
+  if (!u_dtype_) u_dtype_ = dtype;  // Keras makes u_product in the first variable's dtype
+  // Keras's _backend_update_step, once per step: u_product * beta_1 * (1 - 0.5 * 0.96^t), in
+  // that order, rounded in u_product's dtype.
+  const auto advance = [&](auto zero) {
+    using C = decltype(zero);
+    const C factor = C{1} - C{0.5} * std::pow(static_cast<C>(0.96), static_cast<C>(u_step_ + 1));
+    u_product_ =
+        static_cast<double>(static_cast<C>(u_product_) * static_cast<C>(options_.beta_1) * factor);
+  };
+  while (u_step_ < step) {
+    if (*u_dtype_ == DType::kFloat64) {
+      advance(0.0);
+    } else {
+      advance(0.0f);
+    }
+    ++u_step_;
+  }
+  return u_product_;
+}
+
+void Nadam::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                      const Tensor& gradient, double learning_rate, std::int64_t step) {
+  opdefs::OptimizerAttrs a;
+  a.lr = learning_rate;
+  a.beta1 = options_.beta_1;
+  a.beta2 = options_.beta_2;
+  a.epsilon = options_.epsilon;
+  a.step = step;
+  a.u_product = u_product_at(step, variable.dtype());
+  run_update(opdefs::OpId::k_KerasNadam, variable, slots, 2, gradient, a);
+}
+
+Adadelta::Adadelta(AdadeltaOptions options)
+    : Optimizer("Adadelta", options.learning_rate, options.clip), options_(std::move(options)) {}
+
+std::vector<std::string> Adadelta::slot_names() const {
+  return {"accumulated_grad", "accumulated_delta_var"};
+}
+
+void Adadelta::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                         const Tensor& gradient, double learning_rate, std::int64_t) {
+  opdefs::OptimizerAttrs a;
+  a.lr = learning_rate;
+  a.rho = options_.rho;
+  a.epsilon = options_.epsilon;
+  run_update(opdefs::OpId::k_KerasAdadelta, variable, slots, 2, gradient, a);
+}
+
+Lion::Lion(LionOptions options)
+    : Optimizer("Lion", options.learning_rate, options.clip), options_(std::move(options)) {
+  if (options_.beta_1 <= 0 || options_.beta_1 > 1) {
+    throw InvalidArgumentError(fmt::format(
+        "Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates to "
+        "SignSGD. Received: beta_1={}.",
+        python_float(options_.beta_1)));
+  }
+}
+
+std::vector<std::string> Lion::slot_names() const { return {"momentum"}; }
+
+void Lion::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                     const Tensor& gradient, double learning_rate, std::int64_t) {
+  opdefs::OptimizerAttrs a;
+  a.lr = learning_rate;
+  a.beta1 = options_.beta_1;
+  a.beta2 = options_.beta_2;
+  run_update(opdefs::OpId::k_KerasLion, variable, slots, 1, gradient, a);
 }
 
 }  // namespace eagle::optimizers

@@ -139,6 +139,23 @@ Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_n
 //      replica running ahead into its next step cannot read a count not yet advanced).
 // The default strategy (no strategy) takes the same path: its all_reduce returns the gradients
 // and update(var, fn) is fn(var).
+void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>>& gradients,
+                                const std::vector<Variable>& variables,
+                                bool skip_gradients_aggregation) {
+  if (gradients.size() != variables.size()) {
+    throw InvalidArgumentError(fmt::format(
+        "apply_gradients got {} gradients for {} variables: pass one gradient per variable, in "
+        "the variables' order (as tape.gradient(loss, variables) returns them)",
+        gradients.size(), variables.size()));
+  }
+  std::vector<GradientAndVariable> grads_and_vars;
+  grads_and_vars.reserve(gradients.size());
+  for (std::size_t i = 0; i < gradients.size(); ++i) {
+    grads_and_vars.emplace_back(gradients[i], variables[i]);
+  }
+  apply_gradients(grads_and_vars, skip_gradients_aggregation);
+}
+
 void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_and_vars,
                                 bool skip_gradients_aggregation) {
   const distribute::Strategy& strategy = distribute::get_strategy();
