@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "eagle/tensor.hpp"
@@ -104,6 +107,15 @@ class GradientTape {
   std::vector<std::optional<Tensor>> gradient(const std::vector<Tensor>& targets,
                                               const std::vector<GradientSource>& sources,
                                               const GradientOptions& options = {});
+  // Any container of variables or tensors as the sources: tape.gradient(loss,
+  // model.trainable_variables()), a std::vector<Variable>, a std::array.
+  template <class Sources, class = std::enable_if_t<std::is_constructible_v<
+                               GradientSource, decltype(*std::begin(std::declval<Sources&>()))>>>
+  std::vector<std::optional<Tensor>> gradient(const Tensor& target, const Sources& sources,
+                                              const GradientOptions& options = {}) {
+    return gradient(target, std::vector<GradientSource>(std::begin(sources), std::end(sources)),
+                    options);
+  }
 
   // d(target[i...])/d(source[j...]) for every element pair: shape target.shape + source.shape.
   std::vector<std::optional<Tensor>> jacobian(

@@ -57,6 +57,9 @@ class Mean : public Metric {
  public:
   explicit Mean(std::string name = "mean") : Metric(std::move(name)) {}
   void update_state(double value, double weight = 1.0) { accumulate(value * weight, weight); }
+  // Keras's mean.update_state(values): every element of `values` counts once.
+  void update_state(const Tensor& values) { update_state(values, Tensor()); }
+  // The Metric form, for fit: the second tensor is not used.
   void update_state(const Tensor& values, const Tensor& /*unused*/) override;
 };
 
