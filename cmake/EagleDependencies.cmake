@@ -54,3 +54,6 @@ option(EAGLE_MPI "Run MultiWorkerMirroredStrategy across processes over MPI (whe
 if(EAGLE_MPI AND NOT MPI_C_FOUND)
   message(FATAL_ERROR "EAGLE_MPI=ON but MPI's C library was not found (Debian: libopenmpi-dev)")
 endif()
+# The environment of the tests and samples launched with mpiexec: Open MPI's out-of-band and TCP
+# traffic on the loopback interface only, never the machine's other addresses.
+set(EAGLE_MPI_LOOPBACK_ENV "OMPI_MCA_oob_tcp_if_include=lo;OMPI_MCA_btl_tcp_if_include=lo")
