@@ -42,13 +42,14 @@ set(eagle_room_portable_PRIVATE kernels opdefs)
 set(eagle_room_backends_PRIVATE cpu cuda portable runtime simulated)
 # Floor 3: the ops' front-ends.
 set(eagle_room_ops_PUBLIC opdefs runtime)
+set(eagle_room_ops_PRIVATE core)
 # Floor 4: variables and gradients (one floor: a tape records variable reads, a variable's
 # assignment is a recorded op).
 set(eagle_room_autodiff_PUBLIC opdefs runtime variables)
 set(eagle_room_autodiff_PRIVATE ops)
 set(eagle_room_variables_PRIVATE autodiff core ops runtime)
 # Floor 5: optimizers, data, files.
-set(eagle_room_optimizers_PRIVATE opdefs runtime variables)
+set(eagle_room_optimizers_PRIVATE core opdefs runtime variables)
 set(eagle_room_io_PRIVATE data)
 set(eagle_room_data_PUBLIC runtime)
 set(eagle_room_data_PRIVATE io)

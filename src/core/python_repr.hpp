@@ -1,9 +1,12 @@
-// Python's reprs that TensorFlow's texts embed (device tuples in strategy logs and errors), in one
-// place so every message spells them the same way.
+// Python's reprs that TensorFlow's and Keras's texts embed (device tuples in strategy logs and
+// errors, numbers in argument checks), in one place so every message spells them the same way.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace eagle::detail {
 
@@ -12,6 +15,14 @@ inline std::string tuple_repr(const std::vector<std::string>& items) {
   std::string out = "(";
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", '" : "'") + items[i] + "'";
   return out + (items.size() == 1 ? ",)" : ")");
+}
+
+// Python's repr of a float: the shortest digits that round-trip, with ".0" when integral (1.5,
+// 1.0, 1e-05, inf).
+inline std::string python_float(double value) {
+  std::string text = fmt::format("{}", value);
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
 }
 
 }  // namespace eagle::detail

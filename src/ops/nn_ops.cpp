@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/python_repr.hpp"
 #include "eagle/format.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/ops/nn_activations.hpp"
@@ -41,13 +42,6 @@ Tensor swap_with_last(const Tensor& x, int axis) {
   for (int i = 0; i < x.rank(); ++i) perm.push_back(i);
   std::swap(perm[static_cast<std::size_t>(axis)], perm.back());
   return transpose(x, perm);
-}
-
-// A float as Python prints it: 1.5, 1.0, -0.1.
-std::string python_float(double v) {
-  std::string text = fmt::format("{}", v);
-  if (std::isfinite(v) && text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
 }
 
 }  // namespace
@@ -133,7 +127,7 @@ Tensor dropout(const Tensor& x, double rate, const std::optional<Shape>& noise_s
   if (!(rate >= 0 && rate < 1)) {
     throw InvalidArgumentError(fmt::format(
         "`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={}",
-        python_float(rate)));
+        detail::python_float(rate)));
   }
   if (!is_floating(x.dtype())) {
     throw InvalidArgumentError(
