@@ -129,7 +129,8 @@ void execute(const OpCall& call, Tensor* results) {
     inputs = moved.data();
   }
 
-  if (!call.is_constant && g_log_device_placement.load(std::memory_order_relaxed)) {
+  if (!call.is_constant && g_log_device_placement.load(std::memory_order_relaxed) &&
+      t_unlogged_depth == 0) {
     emit_log(debugging::LogLevel::kInfo,
              fmt::format("Executing op {} in device {}", def.name, device.name()));
   }
