@@ -213,7 +213,7 @@ void check_fit_equivalence(const std::vector<std::string>& devices, const std::s
     }
     // The optimizer's slots were created mirrored, on the same devices.
     if (!v.trainable()) continue;  // BatchNormalization's moving statistics have none
-    const Variable m = mirrored->optimizer()->get_slot(v, "m");
+    const Variable m = mirrored->optimizer()->get_slot(v, "momentum");
     CHECK(m.is_mirrored());
     CHECK(components_identical(m));
   }

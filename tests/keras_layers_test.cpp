@@ -244,7 +244,7 @@ TEST_CASE("keras: a model built under a device scope keeps its variables on that
   }());
   for (const eagle::Variable& v : model.weights()) {
     CHECK(v.device() == kGpu0);
-    CHECK(model.optimizer()->get_slot(v, "m").device() == kGpu0);
+    CHECK(model.optimizer()->get_slot(v, "momentum").device() == kGpu0);
   }
   keras::Sequential cpu_model;
   cpu_model.add(layers::Input({3}));

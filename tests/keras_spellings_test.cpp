@@ -30,21 +30,22 @@ std::string error_text(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("optimizers take the learning rate as their first argument, as Keras's do") {
-  CHECK(opt::Adam(0.01).learning_rate() == 0.01);
+  // Kept as Keras keeps it, in a float32 variable.
+  CHECK(opt::Adam(0.01).learning_rate() == 0.01f);
   CHECK(opt::SGD(0.5).learning_rate() == 0.5);
-  CHECK(opt::RMSprop(0.02).learning_rate() == 0.02);
-  CHECK(opt::Adagrad(0.03).learning_rate() == 0.03);
+  CHECK(opt::RMSprop(0.02).learning_rate() == 0.02f);
+  CHECK(opt::Adagrad(0.03).learning_rate() == 0.03f);
   // Through make_shared too, which is where a missing constructor used to point into the
   // standard library.
-  CHECK(std::make_shared<opt::Adam>(0.001)->learning_rate() == 0.001);
+  CHECK(std::make_shared<opt::Adam>(0.001)->learning_rate() == 0.001f);
   // A schedule of the step.
   opt::SGD scheduled(opt::schedules::ExponentialDecay(0.1, 10, 0.5));
-  CHECK(scheduled.learning_rate() == 0.1);
+  CHECK(scheduled.learning_rate() == 0.1f);  // Keras computes schedules in float32
   // The braced forms still pick the options.
   opt::Adam options({0.2, 0.8});
-  CHECK(options.learning_rate() == 0.2);
+  CHECK(options.learning_rate() == 0.2f);
   opt::Adam single({0.05});
-  CHECK(single.learning_rate() == 0.05);
+  CHECK(single.learning_rate() == 0.05f);
 }
 
 TEST_CASE("tape.gradient on a model's trainable_variables, then apply_gradients(grads, vars)") {

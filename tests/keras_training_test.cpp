@@ -402,7 +402,8 @@ TEST_CASE("keras compile: Keras's strings and objects, unknown names refused") {
       "included in the scope. See https://www.tensorflow.org/guide/keras/save_and_serialize"
       "#registering_the_custom_object for details.";
   // Keras's optimizer identifiers, in any case.
-  for (const std::string& name : {"AdamW", "adamax", "Nadam", "adadelta", "lion", "RMSprop"}) {
+  for (const std::string& name :
+       {"AdamW", "adamax", "Nadam", "adadelta", "lion", "Lamb", "RMSprop"}) {
     model.compile(name, "mse");
     std::string lower = name;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -475,6 +476,45 @@ TEST_CASE("keras fit: validation_split holds out the last fraction, before shuff
   const auto history = model.fit(x, y, options);
   CHECK(history.history.at("loss")[0] == Approx(1.0));
   CHECK(history.history.at("val_loss")[0] == Approx((9.0 + 25.0) / 2));
+}
+
+namespace {
+// Records the weights after every batch (the last one: what the last step made).
+struct WeightRecorderAtBatch : keras::callbacks::Callback {
+  void on_train_batch_end(std::int64_t, const keras::Logs&) override {
+    weights = model()->get_weights();
+  }
+  std::vector<Tensor> weights;
+};
+}  // namespace
+
+TEST_CASE("keras fit with use_ema: the model ends with the optimizer's moving averages") {
+  keras::backend::clear_session();
+  keras::Sequential model;
+  model.add(layers::Input({1}));
+  model.add(layers::Dense(1));
+  eagle::optimizers::SGDOptions sgd;
+  sgd.learning_rate = 0.1;
+  sgd.base.use_ema = true;
+  sgd.base.ema_momentum = 0.5;
+  auto optimizer = std::make_shared<eagle::optimizers::SGD>(sgd);
+  model.compile(optimizer, "mse");
+  const Tensor x = eagle::constant({1.f, 2.f, 3.f, 4.f}, {4, 1});
+  const Tensor y = eagle::constant({2.f, 4.f, 6.f, 8.f}, {4, 1});
+  // The weights the last step made, recorded before fit's end gives the averages.
+  auto last = std::make_shared<WeightRecorderAtBatch>();
+  keras::FitOptions options = quiet();
+  options.epochs = 2;
+  options.batch_size = 2;
+  options.callbacks = {last};
+  model.fit(x, y, options);
+  const std::vector<eagle::Variable> variables = model.trainable_variables();
+  REQUIRE(variables.size() == 2);
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    const eagle::Variable average = optimizer->get_slot(variables[i], "average");
+    CHECK(variables[i].read_value().to_vector<float>() == average.read_value().to_vector<float>());
+    CHECK(variables[i].read_value().to_vector<float>() != last->weights[i].to_vector<float>());
+  }
 }
 
 namespace {

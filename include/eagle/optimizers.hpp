@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,6 +33,7 @@ class LearningRate {
   LearningRate(std::function<double(std::int64_t)> schedule)  // NOLINT: implicit by design
       : schedule_(std::move(schedule)) {}
   double at(std::int64_t step) const { return schedule_ ? schedule_(step) : value_; }
+  bool scheduled() const { return static_cast<bool>(schedule_); }
 
  private:
   double value_ = 0;
@@ -39,14 +41,39 @@ class LearningRate {
 };
 
 namespace schedules {
-// Keras's ExponentialDecay: initial * decay_rate^(step / decay_steps), the exponent floored
-// when staircase.
+// Keras 3's schedules, computed as Keras computes them: in float32 (the dtype of the initial
+// learning rate), operation by operation. A decay_steps <= 0 is Keras's InvalidArgumentError.
+
+// initial * decay_rate^(step / decay_steps), the exponent floored when staircase.
 std::function<double(std::int64_t)> ExponentialDecay(double initial_learning_rate,
                                                      std::int64_t decay_steps, double decay_rate,
                                                      bool staircase = false);
-// Keras's PiecewiseConstantDecay: values[i] while step <= boundaries[i] (values has one more).
+// values[i] while step <= boundaries[i] (values has one more).
 std::function<double(std::int64_t)> PiecewiseConstantDecay(std::vector<std::int64_t> boundaries,
                                                            std::vector<double> values);
+// initial / (1 + decay_rate * step / decay_steps), the quotient floored when staircase.
+std::function<double(std::int64_t)> InverseTimeDecay(double initial_learning_rate,
+                                                     std::int64_t decay_steps, double decay_rate,
+                                                     bool staircase = false);
+// (initial - end) * (1 - step / decay_steps)^power + end, the step held at decay_steps, or with
+// cycle the decay_steps stretched to the next multiple above the step.
+std::function<double(std::int64_t)> PolynomialDecay(double initial_learning_rate,
+                                                    std::int64_t decay_steps,
+                                                    double end_learning_rate = 0.0001,
+                                                    double power = 1.0, bool cycle = false);
+// initial * ((1 - alpha) * 0.5 * (1 + cos(pi * step / decay_steps)) + alpha), the step held at
+// decay_steps; with a warmup_target, first warmup_steps of linear warmup from initial to
+// warmup_target, which the decay then starts from.
+std::function<double(std::int64_t)> CosineDecay(double initial_learning_rate,
+                                                std::int64_t decay_steps, double alpha = 0.0,
+                                                std::optional<double> warmup_target = std::nullopt,
+                                                std::int64_t warmup_steps = 0);
+// SGDR (Loshchilov and Hutter): cosine decay restarting after first_decay_steps, each period
+// t_mul times longer and m_mul times lower than the one before.
+std::function<double(std::int64_t)> CosineDecayRestarts(double initial_learning_rate,
+                                                        std::int64_t first_decay_steps,
+                                                        double t_mul = 2.0, double m_mul = 1.0,
+                                                        double alpha = 0.0);
 }  // namespace schedules
 
 // Gradient clipping, Keras's options: per variable by norm, per element by value, or all
@@ -55,6 +82,24 @@ struct ClipOptions {
   std::optional<double> clipnorm;
   std::optional<double> clipvalue;
   std::optional<double> global_clipnorm;
+};
+
+// Keras 3's arguments of every optimizer (BaseOptimizer) besides the learning rate and the clip
+// options: decoupled weight decay, an exponential moving average of the variables, and gradient
+// accumulation (docs/guide.md, "Optimizers").
+struct BaseOptions {
+  // var -= var * weight_decay * lr before each update, for every variable not excluded by
+  // Optimizer::exclude_from_weight_decay.
+  std::optional<double> weight_decay;
+  // Keeps average = m * average + (1 - m) * var after every step (m = ema_momentum, 0 at the
+  // first step); every ema_overwrite_frequency steps, or at finalize_variable_values() (fit calls
+  // it after the last epoch), the variables take their averages.
+  bool use_ema = false;
+  double ema_momentum = 0.99;
+  std::optional<std::int64_t> ema_overwrite_frequency;
+  // Sums the gradients of this many apply_gradients calls and updates on the last, with their
+  // mean; iterations() counts updates.
+  std::optional<std::int64_t> gradient_accumulation_steps;
 };
 
 using GradientAndVariable = std::pair<std::optional<Tensor>, Variable>;
@@ -102,15 +147,36 @@ class Optimizer {
   // Records loss() on a tape, differentiates it with respect to `variables` and applies.
   void minimize(const std::function<Tensor()>& loss, const std::vector<Variable>& variables);
 
+  // The updates made so far (Keras's `iterations`: with gradient accumulation, the calls divided
+  // by gradient_accumulation_steps).
   std::int64_t iterations() const;
-  // The learning rate of the next step.
+  // The learning rate of the next step: a number is kept as Keras keeps it, in a float32
+  // variable (Adam(0.001).learning_rate() is 0.0010000000474974513); a schedule's value at the
+  // calls made so far.
   double learning_rate() const;
+  // Keras's `optimizer.learning_rate = x`; an optimizer made with a schedule refuses it
+  // (InvalidArgumentError with Keras's text).
+  void set_learning_rate(double learning_rate);
   const std::string& name() const { return name_; }
-  // The slots of a variable (Keras's get_slot): "m", "v", "momentum", "rms", ...
+  // The slots of a variable: Keras 3's names ("momentum", "velocity", "velocity_hat",
+  // "average_gradient", ...; the legacy classes Keras 2's "m", "v", "vhat", "rms", "mg"), and
+  // "average" (use_ema) and "gradient_accumulator".
   Variable get_slot(const Variable& variable, const std::string& slot_name) const;
+  // Keras's optimizer.variables: the step counter "iteration" (int64), the "learning_rate"
+  // (unless a schedule), then the moving averages, the gradient accumulators and each variable's
+  // slots, in the order the variables were first passed. What a checkpoint saves.
+  std::vector<Variable> variables() const;
+  // Keras's exclude_from_weight_decay: these variables, and those whose name contains a match of
+  // one of var_names (regular expressions, as Keras's re.search), are not decayed. Only before
+  // the first step (InvalidArgumentError after, Keras's text).
+  void exclude_from_weight_decay(const std::vector<Variable>& var_list = {},
+                                 const std::vector<std::string>& var_names = {});
+  // With use_ema, the variables take their moving averages (fit calls it after the last epoch).
+  // var_list must be every variable the optimizer has updated, in the order first passed.
+  void finalize_variable_values(const std::vector<Variable>& var_list);
 
  protected:
-  Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip);
+  Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip, BaseOptions base);
   // The slot names this optimizer keeps per variable, and their initial value.
   virtual std::vector<std::string> slot_names() const = 0;
   virtual double slot_initial_value(const std::string& /*slot*/) const { return 0.0; }
@@ -119,20 +185,45 @@ class Optimizer {
                          const Tensor& gradient, double learning_rate, std::int64_t step) = 0;
 
  private:
+  // What the base class keeps per variable besides the subclass's slots.
+  struct Tracked {
+    Variable variable;
+    std::vector<Variable> slots;  // slot_names() order
+    Variable average;             // use_ema
+    Variable accumulator;         // gradient_accumulation_steps
+    bool decayed = true;          // not excluded from weight decay
+  };
   static std::uint64_t slot_key(const Variable& variable);
-  const std::vector<Variable>& slots_for(const Variable& variable);
+  // The variable's record, made (slots included) the first time it is passed. Holds mutex_.
+  Tracked& track(const Variable& variable);
+  std::int64_t calls() const;  // apply_gradients calls so far (Keras's _iterations)
+  double learning_rate_at(std::int64_t calls) const;
   void clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates) const;
-  // Step 2 of Note [One update path] (src/optimizers/optimizer.cpp) for one variable.
-  void apply_update(const distribute::Strategy& strategy, const Variable& variable,
-                    const std::vector<Variable>& slots, const Tensor& gradient,
-                    double learning_rate, std::int64_t step);
+  // Runs fn(target, companions) on each component of `variable` the strategy updates, with the
+  // same components of the companion variables (its slots, average, accumulator).
+  void update_with(
+      const distribute::Strategy& strategy, const Variable& variable,
+      const std::vector<Variable>& companions,
+      const std::function<void(const Variable&, const std::vector<Variable>&)>& fn) const;
+  // Adds the gradients to the accumulators; on the last call of a cycle, replaces each gradient
+  // by the mean and zeroes the accumulator. False when no update runs this call.
+  bool accumulate(const distribute::Strategy& strategy,
+                  std::vector<std::pair<Tensor, Variable>>& updates,
+                  const std::vector<Tracked*>& records, std::int64_t calls);
+  void update_moving_averages(const distribute::Strategy& strategy, std::int64_t calls,
+                              const std::vector<const Tracked*>& all) const;
 
   std::string name_;
   LearningRate learning_rate_;
   ClipOptions clip_;
-  mutable std::mutex mutex_;  // slots and iterations: one step at a time
-  std::int64_t iterations_ = 0;
-  std::map<std::uint64_t, std::vector<Variable>> slots_;
+  BaseOptions base_;
+  std::vector<Variable> excluded_from_decay_;
+  std::vector<std::string> excluded_names_;
+  mutable std::mutex mutex_;                    // the records and the counters: one step at a time
+  Variable iterations_;                         // int64, Keras's _iterations: the calls made
+  Variable learning_rate_variable_;             // float32, for a number learning rate
+  std::map<std::uint64_t, std::size_t> index_;  // slot_key -> tracked_ index
+  std::deque<Tracked> tracked_;  // first-passed order (a deque: records stay where they are)
 };
 
 struct SGDOptions {
@@ -140,6 +231,7 @@ struct SGDOptions {
   double momentum = 0.0;
   bool nesterov = false;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras SGD: var -= lr * g; with momentum, ResourceApplyKerasMomentum (Keras 2 and 3 compute the
 // same sequence).
@@ -167,8 +259,10 @@ struct AdamOptions {
   double epsilon = 1e-7;
   bool amsgrad = false;
   ClipOptions clip;
+  BaseOptions base;
 };
-// Keras Adam (_KerasAdam; legacy::Adam: ResourceApplyAdam). epsilon is Keras's "epsilon hat":
+// Keras Adam (_KerasAdam, slots "momentum", "velocity", "velocity_hat"; legacy::Adam:
+// ResourceApplyAdam, slots "m", "v", "vhat"). epsilon is Keras's "epsilon hat":
 // with alpha = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t), var -= m * alpha / (sqrt(v) + epsilon),
 // so it is added to the root of the uncorrected v (PyTorch's goes with the bias-corrected moments).
 class Adam : public Optimizer {
@@ -198,8 +292,10 @@ struct RMSpropOptions {
   double epsilon = 1e-7;
   bool centered = false;
   ClipOptions clip;
+  BaseOptions base;
 };
-// Keras RMSprop (_KerasRMSprop / _KerasCenteredRMSprop: var -= lr * g / sqrt(v + epsilon);
+// Keras RMSprop (_KerasRMSprop / _KerasCenteredRMSprop: var -= lr * g / sqrt(v + epsilon); slots
+// "velocity", "average_gradient", "momentum" (legacy: "rms", "mg", "momentum");
 // legacy::RMSprop: ResourceApplyRMSProp / ResourceApplyCenteredRMSProp with momentum, Keras 2's
 // var -= lr * g / (sqrt(v) + epsilon) without).
 class RMSprop : public Optimizer {
@@ -226,6 +322,7 @@ struct AdagradOptions {
   double initial_accumulator_value = 0.1;
   double epsilon = 1e-7;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras Adagrad (_KerasAdagrad: var -= lr * g / sqrt(accumulator + epsilon); legacy::Adagrad:
 // ResourceApplyAdagradV2, var -= lr * g / (sqrt(accumulator) + epsilon)).
@@ -257,21 +354,15 @@ struct AdamWOptions {
   double epsilon = 1e-7;
   bool amsgrad = false;
   ClipOptions clip;
+  BaseOptions base;
 };
-// Keras AdamW: Adam after a decoupled weight decay, var -= var * weight_decay * lr (Keras 3's
-// order: the decay first, then the Adam step, both on the variable's device).
+// Keras AdamW: Adam with BaseOptions::weight_decay on by default (0.004): the decoupled decay
+// var -= var * weight_decay * lr first, then the Adam step, both on the variable's device.
 class AdamW : public Adam {
  public:
   explicit AdamW(AdamWOptions options = {});
   explicit AdamW(double learning_rate)
       : AdamW(options_with_learning_rate<AdamWOptions>(learning_rate)) {}
-
- protected:
-  void apply_one(const Variable& variable, const std::vector<Variable>& slots,
-                 const Tensor& gradient, double learning_rate, std::int64_t step) override;
-
- private:
-  double weight_decay_;
 };
 
 struct AdamaxOptions {
@@ -280,6 +371,7 @@ struct AdamaxOptions {
   double beta_2 = 0.999;
   double epsilon = 1e-7;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras Adamax (_KerasAdamax), slots "momentum" and "norm": Adam with the infinity norm.
 class Adamax : public Optimizer {
@@ -303,6 +395,7 @@ struct NadamOptions {
   double beta_2 = 0.999;
   double epsilon = 1e-7;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras Nadam (_KerasNadam), slots "momentum" and "velocity": Adam with Nesterov momentum and
 // Keras's momentum schedule u_t = beta_1 * (1 - 0.5 * 0.96^t), whose running product the optimizer
@@ -334,6 +427,7 @@ struct AdadeltaOptions {
   double rho = 0.95;
   double epsilon = 1e-7;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras Adadelta (_KerasAdadelta), slots "accumulated_grad" and "accumulated_delta_var".
 class Adadelta : public Optimizer {
@@ -356,6 +450,7 @@ struct LionOptions {
   double beta_1 = 0.9;
   double beta_2 = 0.99;
   ClipOptions clip;
+  BaseOptions base;
 };
 // Keras Lion (_KerasLion), slot "momentum": var -= lr * sign(interpolated momentum). beta_1
 // outside (0, 1] is Keras's InvalidArgumentError (it would make Lion SignSGD).
@@ -372,6 +467,32 @@ class Lion : public Optimizer {
 
  private:
   LionOptions options_;
+};
+
+struct LambOptions {
+  LearningRate learning_rate = 0.001;
+  double beta_1 = 0.9;
+  double beta_2 = 0.999;
+  double epsilon = 1e-7;
+  ClipOptions clip;
+  BaseOptions base;
+};
+// Keras Lamb (You et al.), slots "momentum" and "velocity": Adam's bias-corrected step scaled per
+// variable by the trust ratio ||var|| / ||step|| (1 when either norm is 0). Keras computes it with
+// separate ops, which eagle runs too (Square, Sum, Sqrt, ... in the placement log).
+class Lamb : public Optimizer {
+ public:
+  explicit Lamb(LambOptions options = {});
+  explicit Lamb(double learning_rate)
+      : Lamb(options_with_learning_rate<LambOptions>(learning_rate)) {}
+
+ protected:
+  std::vector<std::string> slot_names() const override;
+  void apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                 const Tensor& gradient, double learning_rate, std::int64_t step) override;
+
+ private:
+  LambOptions options_;
 };
 
 // Keras 2's arithmetic (tf.keras.optimizers.legacy in TensorFlow 2.11 to 2.15): TensorFlow's

@@ -70,6 +70,7 @@ std::shared_ptr<optimizers::Optimizer> OptimizerArg::get() const {
   if (lower == "nadam") return std::make_shared<optimizers::Nadam>();
   if (lower == "adadelta") return std::make_shared<optimizers::Adadelta>();
   if (lower == "lion") return std::make_shared<optimizers::Lion>();
+  if (lower == "lamb") return std::make_shared<optimizers::Lamb>();
   throw InvalidArgumentError(fmt::format(
       "Unknown optimizer: '{}'. Please ensure you are using a `keras.utils.custom_object_scope` "
       "and that this object is included in the scope. See "
@@ -475,6 +476,11 @@ callbacks::History Trainer::fit(const Tensor& x_all, const Tensor& y_all, FitOpt
     if (bar) bar->update(steps, epoch_logs.items(), true);
     for (auto* c : callbacks) c->on_epoch_end(epoch, epoch_logs);
     if (stop_training) break;
+  }
+  // Keras's fit, after the last epoch: an optimizer with use_ema gives the model its averages.
+  if (options.epochs > options.initial_epoch) {
+    auto scope = strategy.scope();
+    optimizer_->finalize_variable_values(model().trainable_variables());
   }
   for (auto* c : callbacks) c->on_train_end(epoch_logs);
   return *history;

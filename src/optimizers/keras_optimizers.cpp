@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/optimizers.hpp"
@@ -39,17 +40,11 @@ void run_update(opdefs::OpId op, const Variable& variable, const std::vector<Var
                    nullptr);
 }
 
-// A float as Python prints it: the shortest round-trip digits, with ".0" when integral.
-std::string python_float(double value) {
-  std::string text = fmt::format("{}", value);
-  if (text.find_first_of(".ein") == std::string::npos) text += ".0";
-  return text;
-}
-
 }  // namespace
 
 SGD::SGD(SGDOptions options)
-    : Optimizer("SGD", options.learning_rate, options.clip), options_(std::move(options)) {}
+    : Optimizer("SGD", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {}
 
 std::vector<std::string> SGD::slot_names() const {
   if (options_.momentum > 0) return {"momentum"};
@@ -72,17 +67,20 @@ void SGD::apply_one(const Variable& variable, const std::vector<Variable>& slots
 Adam::Adam(AdamOptions options) : Adam(std::move(options), false) {}
 
 Adam::Adam(AdamOptions options, bool legacy)
-    : Optimizer("Adam", options.learning_rate, options.clip),
+    : Optimizer("Adam", options.learning_rate, options.clip, options.base),
       options_(std::move(options)),
       legacy_(legacy) {}
 
 Adam::Adam(std::string name, AdamOptions options)
-    : Optimizer(std::move(name), options.learning_rate, options.clip),
+    : Optimizer(std::move(name), options.learning_rate, options.clip, options.base),
       options_(std::move(options)) {}
 
 std::vector<std::string> Adam::slot_names() const {
-  if (options_.amsgrad) return {"m", "v", "vhat"};
-  return {"m", "v"};
+  if (legacy_)
+    return options_.amsgrad ? std::vector<std::string>{"m", "v", "vhat"}
+                            : std::vector<std::string>{"m", "v"};
+  if (options_.amsgrad) return {"momentum", "velocity", "velocity_hat"};
+  return {"momentum", "velocity"};
 }
 
 void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slots,
@@ -108,13 +106,14 @@ void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slot
 RMSprop::RMSprop(RMSpropOptions options) : RMSprop(std::move(options), false) {}
 
 RMSprop::RMSprop(RMSpropOptions options, bool legacy)
-    : Optimizer("RMSprop", options.learning_rate, options.clip),
+    : Optimizer("RMSprop", options.learning_rate, options.clip, options.base),
       options_(std::move(options)),
       legacy_(legacy) {}
 
 std::vector<std::string> RMSprop::slot_names() const {
-  std::vector<std::string> names{"rms"};
-  if (options_.centered) names.push_back("mg");
+  // The fused op's input order: the squares' average, the gradients' average, the momentum.
+  std::vector<std::string> names{legacy_ ? "rms" : "velocity"};
+  if (options_.centered) names.push_back(legacy_ ? "mg" : "average_gradient");
   if (options_.momentum > 0) names.push_back("momentum");
   return names;
 }
@@ -139,7 +138,7 @@ void RMSprop::apply_one(const Variable& variable, const std::vector<Variable>& s
 Adagrad::Adagrad(AdagradOptions options) : Adagrad(std::move(options), false) {}
 
 Adagrad::Adagrad(AdagradOptions options, bool legacy)
-    : Optimizer("Adagrad", options.learning_rate, options.clip),
+    : Optimizer("Adagrad", options.learning_rate, options.clip, options.base),
       options_(std::move(options)),
       legacy_(legacy) {}
 
@@ -158,23 +157,21 @@ void Adagrad::apply_one(const Variable& variable, const std::vector<Variable>& s
              variable, slots, 1, gradient, a);
 }
 
+namespace {
+BaseOptions with_weight_decay(BaseOptions base, double weight_decay) {
+  base.weight_decay = weight_decay;
+  return base;
+}
+}  // namespace
+
 AdamW::AdamW(AdamWOptions options)
     : Adam("AdamW", AdamOptions{options.learning_rate, options.beta_1, options.beta_2,
-                                options.epsilon, options.amsgrad, options.clip}),
-      weight_decay_(options.weight_decay) {}
-
-void AdamW::apply_one(const Variable& variable, const std::vector<Variable>& slots,
-                      const Tensor& gradient, double learning_rate, std::int64_t step) {
-  // Keras 3's _apply_weight_decay: variable.assign_sub(variable * wd * lr), each op in the
-  // variable's dtype, before the step.
-  const Tensor value = variable.read_value();
-  variable.assign_sub(value * scalar_like(value, weight_decay_) *
-                      scalar_like(value, learning_rate));
-  Adam::apply_one(variable, slots, gradient, learning_rate, step);
-}
+                                options.epsilon, options.amsgrad, options.clip,
+                                with_weight_decay(options.base, options.weight_decay)}) {}
 
 Adamax::Adamax(AdamaxOptions options)
-    : Optimizer("Adamax", options.learning_rate, options.clip), options_(std::move(options)) {}
+    : Optimizer("Adamax", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {}
 
 std::vector<std::string> Adamax::slot_names() const { return {"momentum", "norm"}; }
 
@@ -190,7 +187,8 @@ void Adamax::apply_one(const Variable& variable, const std::vector<Variable>& sl
 }
 
 Nadam::Nadam(NadamOptions options)
-    : Optimizer("Nadam", options.learning_rate, options.clip), options_(std::move(options)) {}
+    : Optimizer("Nadam", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {}
 
 std::vector<std::string> Nadam::slot_names() const { return {"momentum", "velocity"}; }
 
@@ -229,7 +227,8 @@ void Nadam::apply_one(const Variable& variable, const std::vector<Variable>& slo
 }
 
 Adadelta::Adadelta(AdadeltaOptions options)
-    : Optimizer("Adadelta", options.learning_rate, options.clip), options_(std::move(options)) {}
+    : Optimizer("Adadelta", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {}
 
 std::vector<std::string> Adadelta::slot_names() const {
   return {"accumulated_grad", "accumulated_delta_var"};
@@ -245,12 +244,13 @@ void Adadelta::apply_one(const Variable& variable, const std::vector<Variable>& 
 }
 
 Lion::Lion(LionOptions options)
-    : Optimizer("Lion", options.learning_rate, options.clip), options_(std::move(options)) {
+    : Optimizer("Lion", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {
   if (options_.beta_1 <= 0 || options_.beta_1 > 1) {
     throw InvalidArgumentError(fmt::format(
         "Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates to "
         "SignSGD. Received: beta_1={}.",
-        python_float(options_.beta_1)));
+        detail::python_float(options_.beta_1)));
   }
 }
 
@@ -263,6 +263,48 @@ void Lion::apply_one(const Variable& variable, const std::vector<Variable>& slot
   a.beta1 = options_.beta_1;
   a.beta2 = options_.beta_2;
   run_update(opdefs::OpId::k_KerasLion, variable, slots, 1, gradient, a);
+}
+
+Lamb::Lamb(LambOptions options)
+    : Optimizer("Lamb", options.learning_rate, options.clip, options.base),
+      options_(std::move(options)) {}
+
+std::vector<std::string> Lamb::slot_names() const { return {"momentum", "velocity"}; }
+
+void Lamb::apply_one(const Variable& variable, const std::vector<Variable>& slots,
+                     const Tensor& gradient, double learning_rate, std::int64_t step) {
+  // Keras 3's Lamb.update_step, op by op: the powers in the variable's dtype, 1 - beta rounded
+  // once from Python's double.
+  const Variable& m = slots[0];
+  const Variable& v = slots[1];
+  const bool wide = variable.dtype() == kFloat64;
+  const auto power = [&](double beta) {
+    return wide ? std::pow(beta, static_cast<double>(step))
+                : static_cast<double>(std::pow(static_cast<float>(beta), static_cast<float>(step)));
+  };
+  const auto one_minus = [&](double x) {
+    return wide ? 1.0 - x : static_cast<double>(1.0f - static_cast<float>(x));
+  };
+  const double beta_1_power = power(options_.beta_1);
+  const double beta_2_power = power(options_.beta_2);
+  const Tensor g = gradient;
+  {
+    const Tensor m0 = m.read_value();
+    m.assign_add((g - m0) * scalar_like(g, 1.0 - options_.beta_1));
+    const Tensor v0 = v.read_value();
+    v.assign_add((square(g) - v0) * scalar_like(g, 1.0 - options_.beta_2));
+  }
+  const Tensor m_hat = m.read_value() / scalar_like(g, one_minus(beta_1_power));
+  const Tensor v_sqrt = sqrt(v.read_value() / scalar_like(g, one_minus(beta_2_power))) +
+                        scalar_like(g, options_.epsilon);
+  const Tensor update = m_hat / v_sqrt;
+  const Tensor value = variable.read_value();
+  const Tensor w_norm = sqrt(reduce_sum(square(value)));
+  const Tensor g_norm = sqrt(reduce_sum(square(update)));
+  const Tensor one = ones_like(w_norm);
+  const Tensor zero = zeros_like(w_norm);
+  const Tensor ratio = where(w_norm > zero, where(g_norm > zero, w_norm / g_norm, one), one);
+  variable.assign_sub(ratio * scalar_like(ratio, learning_rate) * update);
 }
 
 }  // namespace eagle::optimizers

@@ -1,10 +1,13 @@
-// The optimizer base (Keras 2's OptimizerV2): gradient checks and clipping, slots on their
-// variable's device, iterations, learning-rate schedules.
+// The optimizer base (Keras 3's BaseOptimizer): gradient checks and clipping, slots on their
+// variable's device, the step counter and learning rate, weight decay, moving averages and
+// gradient accumulation.
 #include <cmath>
 #include <mutex>
+#include <regex>
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "eagle/config.hpp"
 #include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
@@ -12,6 +15,7 @@
 #include "eagle/ops.hpp"
 #include "eagle/optimizers.hpp"
 #include "eagle/scope.hpp"
+#include "runtime/flags.hpp"
 #include "runtime/log_sink.hpp"
 #include "variables/variable_state.hpp"
 
@@ -36,107 +40,231 @@ std::string names_of(const std::vector<std::string>& names) {
 
 }  // namespace
 
-namespace schedules {
-
-std::function<double(std::int64_t)> ExponentialDecay(double initial_learning_rate,
-                                                     std::int64_t decay_steps, double decay_rate,
-                                                     bool staircase) {
-  if (decay_steps <= 0) {
+Optimizer::Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip,
+                     BaseOptions base)
+    : name_(std::move(name)),
+      learning_rate_(std::move(learning_rate)),
+      clip_(clip),
+      base_(std::move(base)) {
+  // Keras 3's checks (BaseOptimizer.__init__), in its order; a 0 is Python's falsy "not set".
+  if (base_.gradient_accumulation_steps == std::int64_t{0}) base_.gradient_accumulation_steps = {};
+  if (base_.gradient_accumulation_steps && *base_.gradient_accumulation_steps < 2) {
     throw InvalidArgumentError(
-        fmt::format("ExponentialDecay: decay_steps must be positive, got {}", decay_steps));
+        fmt::format("`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                    "gradient_accumulation_steps={}",
+                    *base_.gradient_accumulation_steps));
   }
-  return [=](std::int64_t step) {
-    double p = static_cast<double>(step) / static_cast<double>(decay_steps);
-    if (staircase) p = std::floor(p);
-    return initial_learning_rate * std::pow(decay_rate, p);
-  };
-}
-
-std::function<double(std::int64_t)> PiecewiseConstantDecay(std::vector<std::int64_t> boundaries,
-                                                           std::vector<double> values) {
-  if (values.size() != boundaries.size() + 1) {
-    throw InvalidArgumentError(
-        fmt::format("The length of boundaries should be 1 less than the length of values "
-                    "(boundaries: {}, values: {})",
-                    boundaries.size(), values.size()));
-  }
-  return [boundaries = std::move(boundaries), values = std::move(values)](std::int64_t step) {
-    for (std::size_t i = 0; i < boundaries.size(); ++i) {
-      if (step <= boundaries[i]) return values[i];
+  if (base_.ema_overwrite_frequency == std::int64_t{0}) base_.ema_overwrite_frequency = {};
+  if (base_.use_ema) {
+    if (base_.ema_momentum > 1 || base_.ema_momentum < 0) {
+      throw InvalidArgumentError(
+          fmt::format("`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={}",
+                      detail::python_float(base_.ema_momentum)));
     }
-    return values.back();
+    if (base_.ema_overwrite_frequency && *base_.ema_overwrite_frequency < 1) {
+      throw InvalidArgumentError(
+          fmt::format("`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                      "ema_overwrite_frequency={}",
+                      *base_.ema_overwrite_frequency));
+    }
+  }
+  const auto repr = [](const std::optional<double>& v) {
+    return v ? detail::python_float(*v) : std::string("None");
   };
+  if (int{clip_.clipnorm.has_value()} + int{clip_.clipvalue.has_value()} +
+          int{clip_.global_clipnorm.has_value()} >
+      1) {
+    throw InvalidArgumentError(fmt::format(
+        "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
+        "clipnorm={}, clipvalue={}, global_clipnorm={}",
+        repr(clip_.clipnorm), repr(clip_.clipvalue), repr(clip_.global_clipnorm)));
+  }
+  // Keras's "iteration" and "learning_rate" variables, on the host whatever the scope (as the
+  // step counter of TensorFlow's optimizers), plain under a strategy's scope: one copy, written
+  // once per step (merge_call).
+  auto cpu = device("/CPU:0");
+  runtime::UnloggedOps unlogged;
+  iterations_ = detail::make_plain_variable(constant(std::int64_t{0}),
+                                            VariableOptions{name_ + "/iteration", false});
+  if (!learning_rate_.scheduled()) {
+    learning_rate_variable_ =
+        detail::make_plain_variable(constant(static_cast<float>(learning_rate_.at(0))),
+                                    VariableOptions{name_ + "/learning_rate", false});
+  }
 }
 
-}  // namespace schedules
-
-Optimizer::Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip)
-    : name_(std::move(name)), learning_rate_(std::move(learning_rate)), clip_(clip) {
-  if (clip_.clipnorm && clip_.global_clipnorm) {
-    throw InvalidArgumentError(
-        fmt::format("Cannot accept both `clipnorm` and `global_clipnorm`. Received: `clipnorm`={}, "
-                    "`global_clipnorm`={}.",
-                    *clip_.clipnorm, *clip_.global_clipnorm));
-  }
+std::int64_t Optimizer::calls() const {
+  runtime::UnloggedOps unlogged;
+  return iterations_.read_value().item<std::int64_t>();
 }
 
 std::int64_t Optimizer::iterations() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return iterations_;
+  const std::int64_t n = calls();
+  return base_.gradient_accumulation_steps ? n / *base_.gradient_accumulation_steps : n;
 }
 
-double Optimizer::learning_rate() const { return learning_rate_.at(iterations()); }
+double Optimizer::learning_rate_at(std::int64_t calls) const {
+  // Keras evaluates a schedule at _iterations, the calls (not the updates).
+  if (learning_rate_.scheduled()) return learning_rate_.at(calls);
+  runtime::UnloggedOps unlogged;
+  return static_cast<double>(learning_rate_variable_.read_value().item<float>());
+}
+
+double Optimizer::learning_rate() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return learning_rate_at(calls());
+}
+
+void Optimizer::set_learning_rate(double learning_rate) {
+  if (learning_rate_.scheduled()) {
+    throw InvalidArgumentError(
+        "This optimizer was created with a `LearningRateSchedule` object as its `learning_rate` "
+        "constructor argument, hence its learning rate is not settable. If you need the learning "
+        "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
+        "argument.");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  learning_rate_variable_.assign(constant(static_cast<float>(learning_rate)));
+}
 
 std::uint64_t Optimizer::slot_key(const Variable& variable) {
   // A mirrored variable's slots are found from any replica: keyed by its first component.
   return detail::primary_id(variable);
 }
 
-const std::vector<Variable>& Optimizer::slots_for(const Variable& variable) {
-  auto it = slots_.find(slot_key(variable));
-  if (it != slots_.end()) return it->second;
-  std::vector<Variable> slots;
+Optimizer::Tracked& Optimizer::track(const Variable& variable) {
+  auto found = index_.find(slot_key(variable));
+  if (found != index_.end()) return tracked_[found->second];
+  Tracked record;
+  record.variable = variable;
   const std::string base = variable.name().substr(0, variable.name().rfind(':'));
   // Slots live with their variable (docs/guide.md, "Training: variables and gradient tapes"),
   // whatever scope the step runs under: a mirrored variable's are mirrored over the same devices
   // by the same strategy, so they cannot end up under another strategy than their variable
   // (tensorflow#41768).
-  for (const std::string& slot : slot_names()) {
+  const auto make = [&](const std::string& slot, double initial_value) {
     Tensor initial;
     {
       auto scope = device(variable.device());
-      initial = fill(variable.shape(), slot_initial_value(slot), variable.dtype());
+      initial = fill(variable.shape(), initial_value, variable.dtype());
     }
-    slots.push_back(detail::make_variable_like(
-        variable, initial, VariableOptions{name_ + "/" + base + "/" + slot, false}));
+    return detail::make_variable_like(variable, initial,
+                                      VariableOptions{name_ + "/" + base + "/" + slot, false});
+  };
+  if (base_.use_ema) record.average = make("average", 0.0);
+  if (base_.gradient_accumulation_steps) record.accumulator = make("gradient_accumulator", 0.0);
+  for (const std::string& slot : slot_names()) {
+    record.slots.push_back(make(slot, slot_initial_value(slot)));
   }
-  return slots_.emplace(slot_key(variable), std::move(slots)).first->second;
+  for (const Variable& excluded : excluded_from_decay_) {
+    if (slot_key(excluded) == slot_key(variable)) record.decayed = false;
+  }
+  for (const std::string& pattern : excluded_names_) {
+    if (std::regex_search(variable.name(), std::regex(pattern))) record.decayed = false;
+  }
+  tracked_.push_back(std::move(record));
+  index_.emplace(slot_key(variable), tracked_.size() - 1);
+  return tracked_.back();
 }
 
 Variable Optimizer::get_slot(const Variable& variable, const std::string& slot_name) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::vector<std::string> names = slot_names();
-  auto it = slots_.find(slot_key(variable));
-  for (std::size_t i = 0; it != slots_.end() && i < names.size(); ++i) {
-    if (names[i] == slot_name) return it->second[i];
+  const auto found = index_.find(slot_key(variable));
+  if (found != index_.end()) {
+    const Tracked& record = tracked_[found->second];
+    if (slot_name == "average" && record.average.defined()) return record.average;
+    if (slot_name == "gradient_accumulator" && record.accumulator.defined()) {
+      return record.accumulator;
+    }
+    const std::vector<std::string> names = slot_names();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == slot_name) return record.slots[i];
+    }
   }
   throw InvalidArgumentError(fmt::format("No slot '{}' for variable '{}' in optimizer {}",
                                          slot_name, variable.name(), name_));
+}
+
+std::vector<Variable> Optimizer::variables() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Variable> out{iterations_};
+  if (learning_rate_variable_.defined()) out.push_back(learning_rate_variable_);
+  // Keras's build order: the averages, the accumulators, then the optimizer's own slots.
+  for (const Tracked& t : tracked_) {
+    if (t.average.defined()) out.push_back(t.average);
+  }
+  for (const Tracked& t : tracked_) {
+    if (t.accumulator.defined()) out.push_back(t.accumulator);
+  }
+  for (const Tracked& t : tracked_) out.insert(out.end(), t.slots.begin(), t.slots.end());
+  return out;
+}
+
+void Optimizer::exclude_from_weight_decay(const std::vector<Variable>& var_list,
+                                          const std::vector<std::string>& var_names) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!tracked_.empty()) {
+    throw InvalidArgumentError(
+        "`exclude_from_weight_decay()` can only be configured before the optimizer is built.");
+  }
+  for (const std::string& pattern : var_names) {
+    try {
+      std::regex checked(pattern);
+    } catch (const std::regex_error& e) {
+      throw InvalidArgumentError(fmt::format(
+          "exclude_from_weight_decay: '{}' is not a regular expression: {}", pattern, e.what()));
+    }
+  }
+  excluded_from_decay_ = var_list;
+  excluded_names_ = var_names;
+}
+
+void Optimizer::finalize_variable_values(const std::vector<Variable>& var_list) {
+  if (!base_.use_ema) return;
+  std::vector<std::pair<Variable, Variable>> pairs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (tracked_.empty()) return;  // no step ran: nothing averaged
+    if (var_list.size() != tracked_.size()) {
+      throw InvalidArgumentError(fmt::format(
+          "The length of model variables ({}) to override does not match the length of model "
+          "variables stored in the optimizer ({}). Please check if the optimizer was called on "
+          "your model.",
+          var_list.size(), tracked_.size()));
+    }
+    for (std::size_t i = 0; i < var_list.size(); ++i) {
+      pairs.emplace_back(var_list[i], tracked_[i].average);
+    }
+  }
+  const distribute::Strategy& strategy = distribute::get_strategy();
+  for (const auto& [variable, average] : pairs) {
+    update_with(strategy, variable, {average},
+                [](const Variable& target, const std::vector<Variable>& companions) {
+                  target.assign(companions[0].read_value());
+                });
+  }
 }
 
 // Note [One update path]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Every step goes the way of Keras's optimizer under tf.distribute (Note [One distribution
 // interface] in src/distribute/strategy.cpp):
+//   0. with gradient_accumulation_steps, each replica adds its own gradients to its copy of the
+//      accumulators; only the last call of a cycle goes on, with the means (Keras 3 also
+//      all-reduces only then);
 //   1. in a replica function of a strategy, the gradients are summed over the replicas
-//      (ReplicaContext::all_reduce: one pack per dtype), then clipped (Keras clips the sums);
-//   2. each variable is updated through strategy.extended().update(var, fn): a plain variable
-//      once, a mirrored one on this replica's component in a replica function (every replica
-//      applies the same summed gradient to its own copy: the copies stay bit-identical), on
-//      every component in the cross-replica context;
-//   3. iterations() grows by one per step: in a replica function through merge_call, which runs
-//      once when every replica has reached it, after every replica read the step it applies (a
-//      replica running ahead into its next step cannot read a count not yet advanced).
+//      (ReplicaContext::all_reduce: one pack per dtype), then clipped. Keras 3 clips each
+//      replica's gradients before the sum, Keras 2 the sums: eagle clips the sums, the
+//      gradient of the global batch, which is what a clip norm is tuned for;
+//   2. each variable is updated through strategy.extended().update(var, fn), the weight decay
+//      first: a plain variable once, a mirrored one on this replica's component in a replica
+//      function (every replica applies the same summed gradient to its own copy: the copies stay
+//      bit-identical), on every component in the cross-replica context; the moving averages
+//      (use_ema) follow the same way;
+//   3. the call counter grows by one per step: in a replica function through merge_call, which
+//      runs once when every replica has reached it, after every replica read the step it applies
+//      (a replica running ahead into its next step cannot read a count not yet advanced).
 // The default strategy (no strategy) takes the same path: its all_reduce returns the gradients
 // and update(var, fn) is fn(var).
 void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>>& gradients,
@@ -211,92 +339,189 @@ void Optimizer::apply_gradients(const std::vector<GradientAndVariable>& grads_an
                                   "provide a `loss` argument?",
                                   names_of(missing)));
   }
-  if (replica == nullptr) {
-    // One thread: the step holds the lock throughout.
-    clip_gradients(updates);
-    std::lock_guard<std::mutex> lock(mutex_);
-    const double lr = learning_rate_.at(iterations_);
-    const std::int64_t step = iterations_ + 1;
-    for (const auto& [g, v] : updates) apply_update(strategy, v, slots_for(v), g, lr, step);
-    ++iterations_;
-    return;
-  }
+  // Out of a replica function one thread runs the step and holds the lock throughout; replicas
+  // take it only to read and write the optimizer's own state.
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Keras builds on every variable passed, with a gradient or not.
+  for (const auto& [grad, var] : grads_and_vars) track(var);
+  std::vector<Tracked*> records;
+  records.reserve(updates.size());
+  for (const auto& [g, v] : updates) records.push_back(&track(v));
   // Read before the collectives: every replica applies the same step.
-  std::int64_t iterations = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    iterations = iterations_;
+  const std::int64_t calls = this->calls();
+  const double lr = learning_rate_at(calls);
+  const std::int64_t accumulation = base_.gradient_accumulation_steps.value_or(1);
+  const std::int64_t step = calls / accumulation + 1;
+  std::vector<const Tracked*> averaged;  // Keras averages every variable it was built on
+  if (base_.use_ema) {
+    for (const Tracked& t : tracked_) averaged.push_back(&t);
   }
-  const double lr = learning_rate_.at(iterations);
-  const std::int64_t step = iterations + 1;
-  std::vector<Tensor> grads;
-  std::vector<std::string> names;
-  grads.reserve(updates.size());
-  names.reserve(updates.size());
-  for (const auto& [g, v] : updates) {
-    grads.push_back(g);
-    names.push_back(v.name());
-  }
-  const std::vector<Tensor> summed =
-      skip_gradients_aggregation ? grads
-                                 : replica->all_reduce(distribute::ReduceOp::kSum, grads, names);
-  for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = summed[i];
-  clip_gradients(updates);
-  replica->merge_call([this] {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++iterations_;
-  });
-  for (const auto& [g, v] : updates) {
-    std::vector<Variable> slots;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      slots = slots_for(v);
+  if (replica != nullptr) lock.unlock();
+
+  const bool updating =
+      !base_.gradient_accumulation_steps || accumulate(strategy, updates, records, calls);
+  if (updating) {
+    if (replica != nullptr && !skip_gradients_aggregation) {
+      std::vector<Tensor> grads;
+      std::vector<std::string> names;
+      grads.reserve(updates.size());
+      names.reserve(updates.size());
+      for (const auto& [g, v] : updates) {
+        grads.push_back(g);
+        names.push_back(v.name());
+      }
+      const std::vector<Tensor> summed =
+          replica->all_reduce(distribute::ReduceOp::kSum, grads, names);
+      for (std::size_t i = 0; i < updates.size(); ++i) updates[i].first = summed[i];
     }
-    apply_update(strategy, v, slots, g, lr, step);
+    clip_gradients(updates);
   }
+  const auto count_call = [this] {
+    runtime::UnloggedOps unlogged;
+    iterations_.assign_add(constant(std::int64_t{1}));
+  };
+  if (replica != nullptr) {
+    // Once all replicas have read the count (Note [One update path], step 3).
+    replica->merge_call([&] {
+      std::lock_guard<std::mutex> guard(mutex_);
+      count_call();
+    });
+  }
+  if (updating) {
+    for (std::size_t i = 0; i < updates.size(); ++i) {
+      const auto& [gradient, variable] = updates[i];
+      const Tracked& record = *records[i];
+      const bool decay = base_.weight_decay && record.decayed;
+      update_with(strategy, variable, record.slots,
+                  [&](const Variable& target, const std::vector<Variable>& slots) {
+                    // A mirrored variable's update() runs fn under a scope of the component's
+                    // device: the gradient is copied there. A plain variable's update op takes
+                    // the gradient where it is (the device policy decides).
+                    const Tensor local =
+                        !variable.is_mirrored() || gradient.device() == target.device()
+                            ? gradient
+                            : identity(gradient);
+                    if (decay) {
+                      // Keras 3's _apply_weight_decay: var -= var * wd * lr, in var's dtype.
+                      const Tensor value = target.read_value();
+                      target.assign_sub(value * scalar_like(value, *base_.weight_decay) *
+                                        scalar_like(value, lr));
+                    }
+                    apply_one(target, slots, local, lr, step);
+                  });
+    }
+  }
+  if (base_.use_ema) update_moving_averages(strategy, calls, averaged);
+  if (replica == nullptr) count_call();
 }
 
-void Optimizer::apply_update(const distribute::Strategy& strategy, const Variable& variable,
-                             const std::vector<Variable>& slots, const Tensor& gradient,
-                             double learning_rate, std::int64_t step) {
+void Optimizer::update_with(
+    const distribute::Strategy& strategy, const Variable& variable,
+    const std::vector<Variable>& companions,
+    const std::function<void(const Variable&, const std::vector<Variable>&)>& fn) const {
   if (!variable.is_mirrored()) {
-    strategy.extended().update(variable, [&](const Variable& target) {
-      apply_one(target, slots, gradient, learning_rate, step);
-    });
+    strategy.extended().update(variable, [&](const Variable& target) { fn(target, companions); });
     return;
   }
-  // A mirrored variable's slots are mirrored over the same devices: the target component's
+  // A mirrored variable's companions are mirrored over the same devices: the target component's
   // index picks theirs.
   const std::vector<Variable> components = variable.components();
   strategy.extended().update(variable, [&](const Variable& target) {
     std::size_t index = 0;
     while (index < components.size() && components[index].id() != target.id()) ++index;
-    std::vector<Variable> target_slots;
-    target_slots.reserve(slots.size());
-    for (const Variable& s : slots) target_slots.push_back(s.components().at(index));
-    // update() runs fn under a scope of the target's device: the gradient is copied there.
-    const Tensor local = gradient.device() == target.device() ? gradient : identity(gradient);
-    apply_one(target, target_slots, local, learning_rate, step);
+    std::vector<Variable> local;
+    local.reserve(companions.size());
+    for (const Variable& c : companions) local.push_back(c.components().at(index));
+    fn(target, local);
   });
 }
 
+// Keras 3's _backend_apply_gradients with gradient_accumulation_steps: the accumulators hold each
+// replica's own gradients (the all-reduce runs on the update call only, on the means).
+bool Optimizer::accumulate(const distribute::Strategy& strategy,
+                           std::vector<std::pair<Tensor, Variable>>& updates,
+                           const std::vector<Tracked*>& records, std::int64_t calls) {
+  const std::int64_t steps = *base_.gradient_accumulation_steps;
+  const bool update_call = (calls + 1) % steps == 0;
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    Tensor& gradient = updates[i].first;
+    const Tensor g = gradient;
+    if (update_call) {
+      // (g + acc) / steps; the accumulator's replica copy in a replica function.
+      const Tensor sum = g + records[i]->accumulator.read_value();
+      gradient = sum / scalar_like(sum, static_cast<double>(steps));
+    }
+    const bool mirrored = updates[i].second.is_mirrored();
+    update_with(strategy, updates[i].second, {records[i]->accumulator},
+                [&](const Variable&, const std::vector<Variable>& companions) {
+                  const Variable& accumulator = companions[0];
+                  const Tensor value = accumulator.read_value();
+                  const Tensor local = !mirrored || g.device() == value.device() ? g : identity(g);
+                  accumulator.assign(update_call ? zeros_like(value) : value + local);
+                });
+  }
+  return update_call;
+}
+
+// Keras 3's _update_model_variables_moving_average (every call, accumulating or not), then the
+// overwrite every ema_overwrite_frequency updates.
+void Optimizer::update_moving_averages(const distribute::Strategy& strategy, std::int64_t calls,
+                                       const std::vector<const Tracked*>& all) const {
+  const std::int64_t iterations = calls / base_.gradient_accumulation_steps.value_or(1);
+  for (const Tracked* t : all) {
+    update_with(
+        strategy, t->variable, {t->average},
+        [&](const Variable& target, const std::vector<Variable>& companions) {
+          const Variable& average = companions[0];
+          // momentum = float(iterations != 0) * ema_momentum, and 1 - momentum, in the
+          // variable's dtype.
+          const bool wide = target.dtype() == kFloat64;
+          const double zero_or_one = iterations != 0 ? 1.0 : 0.0;
+          const double momentum = wide
+                                      ? zero_or_one * base_.ema_momentum
+                                      : static_cast<double>(static_cast<float>(zero_or_one) *
+                                                            static_cast<float>(base_.ema_momentum));
+          const double keep =
+              wide ? 1.0 - momentum : static_cast<double>(1.0f - static_cast<float>(momentum));
+          const Tensor avg = average.read_value();
+          const Tensor value = target.read_value();
+          average.assign(scalar_like(avg, momentum) * avg + scalar_like(value, keep) * value);
+        });
+  }
+  if (base_.ema_overwrite_frequency && (iterations + 1) % *base_.ema_overwrite_frequency == 0) {
+    for (const Tracked* t : all) {
+      update_with(strategy, t->variable, {t->average},
+                  [](const Variable& target, const std::vector<Variable>& companions) {
+                    target.assign(companions[0].read_value());
+                  });
+    }
+  }
+}
+
 void Optimizer::clip_gradients(std::vector<std::pair<Tensor, Variable>>& updates) const {
-  // Keras's order: clipnorm, global_clipnorm, clipvalue.
-  if (clip_.clipnorm) {
+  // Keras 3's _clip_gradients: at most one option is set (the constructor checks), and one that
+  // is not positive does nothing.
+  if (clip_.clipnorm && *clip_.clipnorm > 0) {
     for (auto& [g, v] : updates) g = clip_by_norm(g, *clip_.clipnorm);
   }
-  if (clip_.global_clipnorm) {
-    Tensor total;
-    for (auto& [g, v] : updates) {
-      const Tensor s = cast(reduce_sum(g * g), kFloat32);
-      total = total.defined() ? total + s : s;
+  if (clip_.global_clipnorm && *clip_.global_clipnorm > 0) {
+    // Keras 3's clip_by_global_norm, op by op on the gradients' device (no host round trip):
+    // scale = clip * min(1 / norm, 1 / clip) + (norm - norm), NaN when the norm is not finite.
+    const double clip = *clip_.global_clipnorm;
+    const DType dtype = updates.front().first.dtype();
+    std::vector<Tensor> squares;
+    squares.reserve(updates.size());
+    for (const auto& [g, v] : updates) {
+      const Tensor sum = reduce_sum(square(g));
+      squares.push_back(sum.dtype() == dtype ? sum : cast(sum, dtype));
     }
-    const double norm = std::sqrt(static_cast<double>(total.item<float>()));
-    const double scale =
-        *clip_.global_clipnorm * std::min(1.0 / norm, 1.0 / *clip_.global_clipnorm);
-    for (auto& [g, v] : updates) g = g * scale;
+    const Tensor norm = sqrt(reduce_sum(stack(squares)));
+    const Tensor scale = scalar_like(norm, clip) *
+                             minimum(scalar_like(norm, 1.0) / norm, scalar_like(norm, 1.0 / clip)) +
+                         (norm - norm);
+    for (auto& [g, v] : updates) g = g * (g.dtype() == dtype ? scale : cast(scale, g.dtype()));
   }
-  if (clip_.clipvalue) {
+  if (clip_.clipvalue && *clip_.clipvalue > 0) {
     for (auto& [g, v] : updates) {
       g = clip_by_value(g, scalar_like(g, -*clip_.clipvalue), scalar_like(g, *clip_.clipvalue));
     }

@@ -9,7 +9,9 @@ step = 1..25 the gradient row GRADIENTS[step - 1] is applied with `optimizer.app
 After every step the fixture records w and every per-variable slot the optimizer made for w,
 under Keras's slot name (the optimizer variable "w_<slot>" stored as "<slot>": "momentum",
 "velocity", "velocity_hat", "average_gradient", "accumulator", "norm", "accumulated_grad",
-"accumulated_delta_var"). Nadam's scalar u_product (an optimizer-wide variable that its update
+"accumulated_delta_var", and BaseOptimizer's "average" (use_ema) and "gradient_accumulator").
+"iterations" is Keras's optimizer.iterations after the 25 calls (the updates, with gradient
+accumulation). SCHEDULES' learning rates at steps 0 .. 59 are "schedules". Nadam's scalar u_product (an optimizer-wide variable that its update
 reads) is recorded per step under "state". The slots' values right after build (before step 1:
 zeros, or Adagrad's initial_accumulator_value) are "initial_slots".
 
@@ -27,8 +29,10 @@ JSON layout (values are "0x%08x" hex strings of the float32's uint32 bits):
     {"generator", "keras_version", "tensorflow_version", "numpy_version", "python_version",
      "backend", "tf_enable_onednn_opts", "steps", "initial": [hex x8], "gradients": [[hex x8] x25],
      "optimizers": {name: {"class", "config": get_config(), "initial_slots": {slot: [hex x8]},
+                           "iterations": int,
                            "steps": [{"variable": [hex x8], "slots": {slot: [hex x8]}
-                                      [, "state": {"u_product": hex}]} x25]}}}
+                                      [, "state": {"u_product": hex}]} x25]}},
+     "schedules": {name: {"config": get_config(), "values": [hex x60]}}}
 
 Usage (from the repository root; a venv with tensorflow-cpu 2.x, which ships Keras 3):
     python3 -m venv /opt/keras3-venv && /opt/keras3-venv/bin/pip install tensorflow-cpu
@@ -73,6 +77,46 @@ CONFIGS = [
     ("adadelta", O.Adadelta, {}),
     ("lion", O.Lion, {}),
     ("lamb", O.Lamb, {}),
+    # BaseOptimizer's arguments, on every optimizer alike.
+    ("adam_weight_decay", O.Adam, {"weight_decay": 0.05}),
+    ("lion_weight_decay", O.Lion, {"weight_decay": 0.5}),
+    ("adam_ema", O.Adam, {"use_ema": True, "ema_momentum": 0.9}),
+    ("sgd_momentum_ema_overwrite", O.SGD, {"learning_rate": 0.01, "momentum": 0.9,
+                                           "use_ema": True, "ema_overwrite_frequency": 4}),
+    ("adam_accumulation", O.Adam, {"gradient_accumulation_steps": 3}),
+    ("sgd_momentum_accumulation_ema", O.SGD, {"learning_rate": 0.01, "momentum": 0.9,
+                                              "gradient_accumulation_steps": 2, "use_ema": True}),
+    ("adamw_accumulation", O.AdamW, {"gradient_accumulation_steps": 4, "weight_decay": 0.1}),
+    ("adam_clipnorm", O.Adam, {"clipnorm": 0.5}),
+    ("rmsprop_clipvalue", O.RMSprop, {"clipvalue": 0.01}),
+    ("sgd_momentum_global_clipnorm", O.SGD, {"learning_rate": 0.01, "momentum": 0.9,
+                                             "global_clipnorm": 1.0}),
+    # Schedules driving an optimizer (the C++ test builds the same schedule by name).
+    ("adam_cosine_decay", O.Adam,
+     {"learning_rate": O.schedules.CosineDecay(0.01, 20, alpha=0.1)}),
+    ("sgd_polynomial_decay", O.SGD,
+     {"learning_rate": O.schedules.PolynomialDecay(0.1, 10, 0.001, power=2.0, cycle=True)}),
+    ("adam_cosine_accumulation", O.Adam,
+     {"learning_rate": O.schedules.CosineDecay(0.01, 20, warmup_target=0.02, warmup_steps=5),
+      "gradient_accumulation_steps": 2}),
+]
+
+# Schedules alone: the learning rate at steps 0 .. SCHEDULE_STEPS - 1, as float32 bits.
+SCHEDULE_STEPS = 60
+S = O.schedules
+SCHEDULES = [
+    ("exponential", S.ExponentialDecay(0.1, 7, 0.5)),
+    ("exponential_staircase", S.ExponentialDecay(0.1, 7, 0.5, staircase=True)),
+    ("inverse_time", S.InverseTimeDecay(0.1, 5, 0.3)),
+    ("inverse_time_staircase", S.InverseTimeDecay(0.1, 5, 0.3, staircase=True)),
+    ("polynomial", S.PolynomialDecay(0.1, 25)),
+    ("polynomial_power_cycle", S.PolynomialDecay(0.1, 9, 0.002, power=0.5, cycle=True)),
+    ("cosine", S.CosineDecay(0.05, 40)),
+    ("cosine_alpha", S.CosineDecay(0.05, 33, alpha=0.2)),
+    ("cosine_warmup", S.CosineDecay(0.0, 30, warmup_target=0.1, warmup_steps=10)),
+    ("cosine_restarts", S.CosineDecayRestarts(0.1, 7)),
+    ("cosine_restarts_constant", S.CosineDecayRestarts(0.1, 6, t_mul=1.0, m_mul=0.5, alpha=0.1)),
+    ("cosine_restarts_geometric", S.CosineDecayRestarts(0.1, 5, t_mul=1.5, m_mul=0.8)),
 ]
 
 
@@ -116,9 +160,9 @@ def run(cls, kwargs):
         if hasattr(opt, "_u_product"):  # Nadam
             step["state"] = {"u_product": bits(opt._u_product.numpy())[0]}
         steps.append(step)
-    assert int(opt.iterations.numpy()) == STEPS
+    assert int(opt._iterations.numpy()) == STEPS
     return {"class": cls.__name__, "config": opt.get_config(), "initial_slots": initial_slots,
-            "steps": steps}
+            "steps": steps, "iterations": int(opt.iterations.numpy())}
 
 
 def main():
@@ -151,11 +195,21 @@ def main():
                  f' "class": {d(r["class"])},',
                  f' "config": {d(r["config"])},',
                  f' "initial_slots": {d(r["initial_slots"])},',
+                 f' "iterations": {d(r["iterations"])},',
                  ' "steps": [',
                  ",\n".join("  " + d(s) for s in r["steps"]),
                  ' ]}']
         names.append("\n".join(lines))
     out.write(",\n".join(names))
+    out.write("\n},\n")
+    out.write('"schedules": {\n')
+    rows = []
+    for name, schedule in SCHEDULES:
+        values = [schedule(step) for step in range(SCHEDULE_STEPS)]
+        assert all(v.dtype == "float32" for v in values), name
+        rows.append(f" {d(name)}: {{\"config\": {d(schedule.get_config())}, "
+                    f"\"values\": {d(bits([float(v) for v in values]))}}}")
+    out.write(",\n".join(rows))
     out.write("\n}\n}\n")
 
 
