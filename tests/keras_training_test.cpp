@@ -123,6 +123,55 @@ TEST_CASE("keras losses: Keras's values, the softmax and sigmoid logits path and
   }
 }
 
+TEST_CASE("keras losses: Keras 3's reductions, sample weights, and the replicas' share") {
+  // Per-sample squared errors 1, 4, 9, 16.
+  const Tensor y_true = eagle::constant({0.f, 0.f, 0.f, 0.f}, {4, 1});
+  const Tensor y_pred = eagle::constant({1.f, 2.f, 3.f, 4.f}, {4, 1});
+  auto vec = [](const Tensor& t) { return t.to_vector<float>(); };
+  CHECK(losses::MeanSquaredError()(y_true, y_pred).item<float>() == 7.5f);
+  CHECK(losses::MeanSquaredError("mean")(y_true, y_pred).item<float>() == 7.5f);
+  CHECK(losses::MeanSquaredError("sum")(y_true, y_pred).item<float>() == 30.0f);
+  const Tensor none = losses::MeanSquaredError("none")(y_true, y_pred);
+  CHECK(none.shape() == eagle::Shape({4}));
+  CHECK(vec(none) == std::vector<float>{1.f, 4.f, 9.f, 16.f});
+  CHECK(losses::MeanSquaredError("none").reduction() == "none");
+  // Sample weights: one per sample; "mean_with_sample_weight" divides by their sum, the default
+  // by the number of values.
+  const Tensor weights = eagle::constant({1.f, 0.f, 2.f, 1.f});
+  CHECK(losses::MeanSquaredError()(y_true, y_pred, weights).item<float>() == 35.0f / 4);
+  CHECK(losses::MeanSquaredError("sum")(y_true, y_pred, weights).item<float>() == 35.0f);
+  CHECK(
+      losses::MeanSquaredError("mean_with_sample_weight")(y_true, y_pred, weights).item<float>() ==
+      35.0f / 4);
+  CHECK(losses::MeanSquaredError("mean_with_sample_weight")(
+            y_true, y_pred, eagle::constant({0.5f, 0.5f, 0.5f, 0.5f}))
+            .item<float>() == 7.5f);  // 15 / 2
+  CHECK(vec(losses::MeanSquaredError("none")(y_true, y_pred, weights)) ==
+        std::vector<float>{1.f, 0.f, 18.f, 16.f});
+  // All-zero weights: divide_no_nan gives 0, not NaN.
+  CHECK(losses::MeanSquaredError("mean_with_sample_weight")(y_true, y_pred, eagle::zeros({4}))
+            .item<float>() == 0.0f);
+  // The crossentropies take the reduction after from_logits.
+  const Tensor logits = eagle::constant({2.f, 0.f, 0.f, 3.f}, {2, 2});
+  const Tensor labels = eagle::constant({0, 1});
+  const Tensor per_sample = losses::SparseCategoricalCrossentropy(true, "none")(labels, logits);
+  CHECK(per_sample.shape() == eagle::Shape({2}));
+  CHECK(losses::SparseCategoricalCrossentropy(true, "sum")(labels, logits).item<float>() ==
+        Approx(vec(per_sample)[0] + vec(per_sample)[1]));
+  // Under a strategy of two replicas, the default reduction is a replica's share of the global
+  // mean (Keras 3's scale_loss_for_distribution); "sum" and "none" are not scaled.
+  {
+    const eagle::distribute::MirroredStrategy strategy({"/GPU:0", "/GPU:1"});
+    auto scope = strategy.scope();
+    CHECK(losses::MeanSquaredError()(y_true, y_pred).item<float>() == 3.75f);
+    CHECK(losses::MeanSquaredError("sum")(y_true, y_pred).item<float>() == 30.0f);
+  }
+  CHECK_THROWS_MATCHES(losses::MeanSquaredError("average"), eagle::InvalidArgumentError,
+                       Catch::Message("Invalid value for argument `reduction`. Expected one of "
+                                      "{'sum_over_batch_size', 'sum', None, 'none', 'mean', "
+                                      "'mean_with_sample_weight'}. Received: reduction=average"));
+}
+
 TEST_CASE("keras losses: errors for labels out of range, shapes and unknown names") {
   const Tensor logits = eagle::zeros({3, 10});
   CHECK_THROWS_MATCHES(

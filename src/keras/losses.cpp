@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "eagle/distribute/strategy.hpp"
 #include "eagle/errors.hpp"
 #include "eagle/keras/activations.hpp"
 #include "eagle/ops.hpp"
@@ -55,15 +56,86 @@ Tensor softmax_xent(const Tensor& labels, const Tensor& logits) {
 
 }  // namespace detail
 
-Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred) const {
+Loss::Loss(std::string reduction) : reduction_(std::move(reduction)) {
+  static const char* const kAllowed[] = {kSumOverBatchSize, "sum", "none", "mean",
+                                         "mean_with_sample_weight"};
+  for (const char* allowed : kAllowed) {
+    if (reduction_ == allowed) return;
+  }
+  throw InvalidArgumentError(fmt::format(
+      "Invalid value for argument `reduction`. Expected one of {{'sum_over_batch_size', 'sum', "
+      "None, 'none', 'mean', 'mean_with_sample_weight'}}. Received: reduction={}",
+      reduction_));
+}
+
+namespace {
+
+void check_defined(const Tensor& y_true, const Tensor& y_pred) {
   if (!y_true.defined() || !y_pred.defined()) {
     throw InvalidArgumentError("Use of an undefined eagle::Tensor");
   }
-  const Tensor per_sample = call(y_true, y_pred);
-  // sum_over_batch_size: the sum divided by the number of values.
-  return reduce_sum(per_sample) /
-         scalar_like(per_sample,
-                     static_cast<double>(std::max<std::int64_t>(per_sample.num_elements(), 1)));
+}
+
+// Keras's squeeze_or_expand_to_same_rank (expand_rank_1): a trailing axis of size 1 on the side
+// with one more axis is dropped, or a rank-1 other side gains one.
+std::pair<Tensor, Tensor> to_same_rank(Tensor a, Tensor b) {
+  if (a.rank() == b.rank() + 1 && a.shape()[a.rank() - 1] == 1) {
+    if (b.rank() == 1) {
+      b = expand_dims(b, -1);
+    } else {
+      a = squeeze(a, {-1});
+    }
+  } else if (b.rank() == a.rank() + 1 && b.shape()[b.rank() - 1] == 1) {
+    if (a.rank() == 1) {
+      a = expand_dims(a, -1);
+    } else {
+      b = squeeze(b, {-1});
+    }
+  }
+  return {a, b};
+}
+
+}  // namespace
+
+Tensor reduce_weighted_values(const Tensor& values_in, const Tensor* sample_weight,
+                              const std::string& reduction) {
+  Tensor values = values_in;
+  if (sample_weight != nullptr) {
+    auto [v, w] = to_same_rank(values, cast(*sample_weight, values.dtype()));
+    values = v * w;
+  }
+  // Keras's reduce_values: "none", a scalar and an empty vector are returned as they are.
+  if (reduction == "none" || values.rank() == 0 || (values.rank() == 1 && values.shape()[0] == 0)) {
+    return values;
+  }
+  Tensor loss = reduce_sum(values);
+  if (reduction == "sum") return loss;
+  Tensor divisor;
+  if (reduction == "mean_with_sample_weight" && sample_weight != nullptr) {
+    divisor = cast(reduce_sum(*sample_weight), loss.dtype());
+  } else {
+    divisor = scalar_like(loss, static_cast<double>(values.num_elements()));
+  }
+  // divide_no_nan: 0 where the divisor is 0.
+  const Tensor zero = zeros_like(loss);
+  loss = where(equal(divisor, zero), zero,
+               loss / where(equal(divisor, zero), ones_like(loss), divisor));
+  // Keras's scale_loss_for_distribution: a replica's share of the global mean.
+  const int replicas = distribute::get_strategy().num_replicas_in_sync();
+  if (replicas > 1) loss = loss * scalar_like(loss, 1.0 / replicas);
+  return loss;
+}
+
+Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred) const {
+  check_defined(y_true, y_pred);
+  return reduce_weighted_values(call(y_true, y_pred), nullptr, reduction_);
+}
+
+Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred,
+                        const Tensor& sample_weight) const {
+  check_defined(y_true, y_pred);
+  if (!sample_weight.defined()) throw InvalidArgumentError("Use of an undefined eagle::Tensor");
+  return reduce_weighted_values(call(y_true, y_pred), &sample_weight, reduction_);
 }
 
 Tensor SparseCategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {

@@ -160,6 +160,9 @@ void check_weights_in_scope(const Model& model, const distribute::Strategy& stra
 Tensor replica_loss(const losses::Loss& loss, const Tensor& y, const Tensor& y_pred,
                     std::int64_t global_batch, int num_replicas) {
   const Tensor per_sample = loss.call(y, y_pred);
+  // reduction "sum": each replica's sum, which the gradients' all-reduce adds up (Keras does not
+  // scale a sum for distribution). The others are the global batch's mean.
+  if (loss.reduction() == "sum") return reduce_sum(per_sample);
   if (per_sample.rank() == 0) {
     // A loss that reduced the batch itself: Keras 2's scale_loss_for_distribution.
     return per_sample / scalar_like(per_sample, static_cast<double>(num_replicas));

@@ -1,23 +1,42 @@
-// Keras's losses, reduced as Keras reduces them (sum over the batch divided by its size).
+// Keras's losses, reduced as Keras 3 reduces them (docs/guide.md, "Losses and their reduction").
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "eagle/tensor.hpp"
 
 namespace eagle::keras::losses {
 
+// Keras 3's reductions: "sum_over_batch_size" (the default: the sum divided by the number of
+// values, then by the number of replicas when a strategy with several is current, as Keras's
+// scale_loss_for_distribution), "mean" (the same), "mean_with_sample_weight" (divided by the sum
+// of the sample weights when there are some), "sum", "none" (the values themselves).
+inline constexpr const char* kSumOverBatchSize = "sum_over_batch_size";
+
 class Loss {
  public:
+  // Another reduction is InvalidArgumentError with Keras's text.
+  explicit Loss(std::string reduction = kSumOverBatchSize);
   virtual ~Loss() = default;
-  // The loss of a batch: call() per sample, then Keras's "sum_over_batch_size" reduction.
+  // The loss of a batch: call() per sample, each weighted by sample_weight when given (a weight
+  // per sample, or of the values' shape), then the reduction.
   Tensor operator()(const Tensor& y_true, const Tensor& y_pred) const;
+  Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) const;
   // One value per sample (the last axis reduced).
   virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
   // Keras's name: "sparse_categorical_crossentropy", "mean_squared_error", ...
   virtual std::string name() const = 0;
+  const std::string& reduction() const { return reduction_; }
+
+ private:
+  std::string reduction_;
 };
+
+// Keras 3's reduce_weighted_values: the weighted per-sample values reduced as `reduction` says.
+Tensor reduce_weighted_values(const Tensor& values, const Tensor* sample_weight,
+                              const std::string& reduction);
 
 // Integer labels (N) or (N, 1) against (N, classes) scores. from_logits=false takes
 // probabilities: those from a softmax are turned back into its logits (Keras's fused path),
@@ -25,7 +44,9 @@ class Loss {
 // with TensorFlow's text.
 class SparseCategoricalCrossentropy : public Loss {
  public:
-  explicit SparseCategoricalCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  explicit SparseCategoricalCrossentropy(bool from_logits = false,
+                                         std::string reduction = kSumOverBatchSize)
+      : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "sparse_categorical_crossentropy"; }
 
@@ -36,7 +57,9 @@ class SparseCategoricalCrossentropy : public Loss {
 // One-hot (or soft) labels against scores of the same shape; the same rules.
 class CategoricalCrossentropy : public Loss {
  public:
-  explicit CategoricalCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  explicit CategoricalCrossentropy(bool from_logits = false,
+                                   std::string reduction = kSumOverBatchSize)
+      : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "categorical_crossentropy"; }
 
@@ -49,7 +72,8 @@ class CategoricalCrossentropy : public Loss {
 // with p clipped to [1e-7, 1 - 1e-7].
 class BinaryCrossentropy : public Loss {
  public:
-  explicit BinaryCrossentropy(bool from_logits = false) : from_logits_(from_logits) {}
+  explicit BinaryCrossentropy(bool from_logits = false, std::string reduction = kSumOverBatchSize)
+      : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "binary_crossentropy"; }
 
@@ -60,6 +84,8 @@ class BinaryCrossentropy : public Loss {
 // mean((y_pred - y_true)^2) over the last axis.
 class MeanSquaredError : public Loss {
  public:
+  explicit MeanSquaredError(std::string reduction = kSumOverBatchSize)
+      : Loss(std::move(reduction)) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "mean_squared_error"; }
 };
@@ -67,6 +93,8 @@ class MeanSquaredError : public Loss {
 // mean(|y_pred - y_true|) over the last axis.
 class MeanAbsoluteError : public Loss {
  public:
+  explicit MeanAbsoluteError(std::string reduction = kSumOverBatchSize)
+      : Loss(std::move(reduction)) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "mean_absolute_error"; }
 };
