@@ -14,5 +14,6 @@
 #include "eagle/keras/models.hpp"
 #include "eagle/keras/normalization.hpp"
 #include "eagle/keras/progbar.hpp"
+#include "eagle/keras/regularizers.hpp"
 #include "eagle/keras/trainer.hpp"
 #include "eagle/keras/utils.hpp"

@@ -118,9 +118,11 @@ void Conv2D::build(const TensorShape& input_shape) {
   }
   kernel_ = add_weight(
       "kernel", Shape{kernel_size_.rows, kernel_size_.cols, channels / options_.groups, filters_},
-      options_.kernel_initializer.get());
+      options_.kernel_initializer.get(), true, VariableAggregation::kNone,
+      options_.kernel_regularizer.get());
   if (options_.use_bias) {
-    bias_ = add_weight("bias", Shape{filters_}, options_.bias_initializer.get());
+    bias_ = add_weight("bias", Shape{filters_}, options_.bias_initializer.get(), true,
+                       VariableAggregation::kNone, options_.bias_regularizer.get());
   }
   set_input_spec({4, {{-1, channels}}});
   set_built();

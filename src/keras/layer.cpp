@@ -82,12 +82,28 @@ Tensor Layer::operator()(const Tensor& inputs, bool training) {
 
 Variable Layer::add_weight(const std::string& name, const Shape& shape,
                            const initializers::Initializer& initializer, bool trainable,
-                           VariableAggregation aggregation) {
+                           VariableAggregation aggregation,
+                           std::shared_ptr<const regularizers::Regularizer> regularizer) {
   Variable v(initializer(shape, kFloat32),
              {name_ + "/" + name, trainable, VariableSynchronization::kAuto, aggregation});
   weights_.push_back(v);
   weight_trainable_.push_back(trainable);
+  weight_regularizers_.push_back(std::move(regularizer));
   return v;
+}
+
+std::vector<Tensor> Layer::losses() const {
+  std::vector<Tensor> out;
+  if (!trainable_) return out;
+  for (std::size_t i = 0; i < weights_.size(); ++i) {
+    if (weight_trainable_[i] && weight_regularizers_[i]) {
+      out.push_back((*weight_regularizers_[i])(weights_[i].read_value()));
+    }
+  }
+  for (const auto& layer : tracked_layers()) {
+    for (const Tensor& loss : layer->losses()) out.push_back(loss);
+  }
+  return out;
 }
 
 namespace {

@@ -65,8 +65,12 @@ void Dense::build(const TensorShape& input_shape) {
         to_string(input_shape)));
   }
   const std::int64_t last = *input_shape.back();
-  kernel_ = add_weight("kernel", Shape{last, units_}, options_.kernel_initializer.get());
-  if (options_.use_bias) bias_ = add_weight("bias", Shape{units_}, options_.bias_initializer.get());
+  kernel_ = add_weight("kernel", Shape{last, units_}, options_.kernel_initializer.get(), true,
+                       VariableAggregation::kNone, options_.kernel_regularizer.get());
+  if (options_.use_bias) {
+    bias_ = add_weight("bias", Shape{units_}, options_.bias_initializer.get(), true,
+                       VariableAggregation::kNone, options_.bias_regularizer.get());
+  }
   set_input_spec({2, {{-1, last}}});
   set_built();
 }

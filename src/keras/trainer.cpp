@@ -280,8 +280,24 @@ std::vector<std::string> Trainer::metrics_names() const {
 
 Tensor Trainer::compute_loss(const Tensor& y, const Tensor& y_pred) const {
   const distribute::ReplicaContext* replica = distribute::get_replica_context();
-  if (replica == nullptr || !distribute::has_strategy()) return (*loss_)(y, y_pred);
-  return replica_loss(*loss_, y, y_pred, global_batch_, replica->num_replicas_in_sync());
+  const bool in_replica = replica != nullptr && distribute::has_strategy();
+  const Tensor loss =
+      in_replica ? replica_loss(*loss_, y, y_pred, global_batch_, replica->num_replicas_in_sync())
+                 : (*loss_)(y, y_pred);
+  // Keras 3's compute_loss: the compiled loss and each of model.losses() (the regularizers'
+  // penalties, each a replica's share under a strategy: TensorFlow's trainer scales them for
+  // distribution), summed.
+  const std::vector<Tensor> penalties = model().losses();
+  if (penalties.empty()) return loss;
+  const int replicas = in_replica ? replica->num_replicas_in_sync() : 1;
+  std::vector<Tensor> terms{loss};
+  for (const Tensor& penalty : penalties) {
+    Tensor term = reduce_sum(is_floating(penalty.dtype()) ? penalty : cast(penalty, kFloat32));
+    if (term.dtype() != loss.dtype()) term = cast(term, loss.dtype());
+    if (replicas > 1) term = term * scalar_like(term, 1.0 / replicas);
+    terms.push_back(term);
+  }
+  return reduce_sum(stack(terms));
 }
 
 Trainer::StepOutput Trainer::train_step(const Tensor& x, const Tensor& y) {

@@ -1,8 +1,10 @@
-// tf.nn.compute_average_loss: the loss a replica should differentiate under a strategy.
+// tf.nn.compute_average_loss and tf.nn.scale_regularization_loss: the loss a replica should
+// differentiate under a strategy.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "eagle/tensor.hpp"
 
@@ -18,5 +20,11 @@ namespace eagle::nn {
 // positive."
 Tensor compute_average_loss(const Tensor& per_example_loss,
                             std::optional<std::int64_t> global_batch_size = std::nullopt);
+
+// sum(regularization_losses) / num_replicas_in_sync: a replica's share of the model's
+// regularization losses (model.losses()), which the replicas' summed gradients count once. Called
+// in the cross-replica context of a strategy: RuntimeError with TensorFlow's text.
+Tensor scale_regularization_loss(const std::vector<Tensor>& regularization_losses);
+Tensor scale_regularization_loss(const Tensor& regularization_loss);
 
 }  // namespace eagle::nn

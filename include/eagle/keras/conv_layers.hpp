@@ -31,8 +31,10 @@ struct Conv2DOptions {
   bool use_bias = true;
   InitializerArg kernel_initializer = "glorot_uniform";
   InitializerArg bias_initializer = "zeros";
-  std::string name;                        // default: "conv2d", "conv2d_1", ...
-  std::optional<TensorShape> input_shape;  // one sample's shape (rows, cols, channels)
+  std::string name;                                 // default: "conv2d", "conv2d_1", ...
+  std::optional<TensorShape> input_shape;           // one sample's shape (rows, cols, channels)
+  regularizers::RegularizerArg kernel_regularizer;  // "l2", an L2(0.001), ...: in losses()
+  regularizers::RegularizerArg bias_regularizer;
 };
 // Keras's Conv2D: activation(conv2d(inputs, kernel) + bias), kernel (rows, cols, in / groups,
 // filters) (HWIO), inputs NHWC.

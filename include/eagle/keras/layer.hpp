@@ -10,6 +10,7 @@
 
 #include "eagle/initializers.hpp"
 #include "eagle/io/json.hpp"
+#include "eagle/keras/regularizers.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
 
@@ -88,6 +89,10 @@ class Layer {
   // The weights' values, and setting them (same count, same shapes; Keras's texts otherwise).
   std::vector<Tensor> get_weights() const;
   void set_weights(const std::vector<Tensor>& weights);
+  // Keras 3's layer.losses: each trainable weight's regularization penalty, computed now from its
+  // value (so under a GradientTape it is differentiable), in trainable_variables() order; none
+  // when the layer is frozen. fit adds them to the loss.
+  std::vector<Tensor> losses() const;
 
  protected:
   // `class_name` gives the automatic name ("Dense" -> "dense", "dense_1", ...) unless `name` is
@@ -97,10 +102,12 @@ class Layer {
   Layer& operator=(const Layer&) = default;
 
   // A weight named "<layer>/<name>:0" of float32, made under the current device scope (and the
-  // strategy's, when one is open: `aggregation` says how the replicas' assignments combine).
+  // strategy's, when one is open: `aggregation` says how the replicas' assignments combine). A
+  // regularizer's penalty of it joins losses().
   Variable add_weight(const std::string& name, const Shape& shape,
                       const initializers::Initializer& initializer, bool trainable = true,
-                      VariableAggregation aggregation = VariableAggregation::kNone);
+                      VariableAggregation aggregation = VariableAggregation::kNone,
+                      std::shared_ptr<const regularizers::Regularizer> regularizer = nullptr);
   // Keras's InputSpec: the least rank accepted, and fixed sizes of some axes (negative from the
   // end).
   struct InputSpec {
@@ -124,6 +131,7 @@ class Layer {
   std::optional<InputSpec> input_spec_;
   std::vector<Variable> weights_;
   std::vector<bool> weight_trainable_;
+  std::vector<std::shared_ptr<const regularizers::Regularizer>> weight_regularizers_;
 };
 
 }  // namespace eagle::keras

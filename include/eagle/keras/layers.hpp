@@ -34,8 +34,10 @@ struct DenseOptions {
   bool use_bias = true;
   InitializerArg kernel_initializer = "glorot_uniform";
   InitializerArg bias_initializer = "zeros";
-  std::string name;                        // default: "dense", "dense_1", ...
-  std::optional<TensorShape> input_shape;  // Keras's input_shape: one sample's shape
+  std::string name;                                 // default: "dense", "dense_1", ...
+  std::optional<TensorShape> input_shape;           // Keras's input_shape: one sample's shape
+  regularizers::RegularizerArg kernel_regularizer;  // "l2", an L2(0.001), ...: in losses()
+  regularizers::RegularizerArg bias_regularizer;
 };
 // Keras's Dense: activation(inputs . kernel + bias), kernel (in, units).
 class Dense : public Layer {
