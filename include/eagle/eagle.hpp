@@ -30,3 +30,5 @@
 #include "eagle/ops/nn_normalization.hpp"
 // Training on several devices (eagle::distribute).
 #include "eagle/distribute.hpp"
+// Checkpoints of variables, models and optimizers (eagle::train).
+#include "eagle/train/checkpoint.hpp"

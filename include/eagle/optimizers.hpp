@@ -175,6 +175,18 @@ class Optimizer {
   // var_list must be every variable the optimizer has updated, in the order first passed.
   void finalize_variable_values(const std::vector<Variable>& var_list);
 
+  // What a checkpoint saves and restores (eagle/train/checkpoint.hpp): the step counter, the
+  // learning rate's variable (undefined for a schedule), and each variable the optimizer keeps
+  // state for with its slots by name (slot_names(), "average", "gradient_accumulator").
+  Variable iterations_variable() const { return iterations_; }
+  Variable learning_rate_variable() const { return learning_rate_variable_; }
+  std::vector<std::pair<Variable, std::vector<std::pair<std::string, Variable>>>> slot_variables()
+      const;
+  // Values for the slots of `variable`, by slot name: assigned now when the slots exist, else
+  // their initial values when the first step that passes `variable` makes them (TensorFlow's
+  // deferred restoration of slots). A value of another shape or dtype: InvalidArgumentError.
+  void restore_slots(const Variable& variable, const std::map<std::string, Tensor>& values);
+
  protected:
   Optimizer(std::string name, LearningRate learning_rate, ClipOptions clip, BaseOptions base);
   // The slot names this optimizer keeps per variable, and their initial value.
@@ -223,6 +235,8 @@ class Optimizer {
   Variable iterations_;                         // int64, Keras's _iterations: the calls made
   Variable learning_rate_variable_;             // float32, for a number learning rate
   std::map<std::uint64_t, std::size_t> index_;  // slot_key -> tracked_ index
+  // Slot values restored before their slots exist: slot_key -> slot name -> value.
+  std::map<std::uint64_t, std::map<std::string, Tensor>> pending_slots_;
   std::deque<Tracked> tracked_;  // first-passed order (a deque: records stay where they are)
 };
 

@@ -34,7 +34,24 @@ Layer::Layer(const std::string& class_name, std::string name)
     : name_(name.empty() ? backend::unique_object_name(backend::to_snake_case(class_name))
                          : std::move(name)) {}
 
-void Layer::build(const TensorShape& /*input_shape*/) { built_ = true; }
+void Layer::build(const TensorShape& /*input_shape*/) { set_built(); }
+
+void Layer::set_built() {
+  built_ = true;
+  if (!pending_weights_.empty() && weights().size() == pending_weights_.size()) {
+    std::vector<Tensor> values = std::move(pending_weights_);
+    pending_weights_.clear();
+    set_weights(values);
+  }
+}
+
+void Layer::restore_when_built(std::vector<Tensor> values) {
+  if (built_ && weights().size() == values.size()) {
+    set_weights(values);
+    return;
+  }
+  pending_weights_ = std::move(values);
+}
 
 eagle::io::Json Layer::get_config() const {
   return eagle::io::Json::object()
@@ -74,7 +91,7 @@ Tensor Layer::operator()(const Tensor& inputs, bool training) {
     TensorShape shape = shape_of(inputs);
     if (!shape.empty()) shape[0] = std::nullopt;  // Keras builds with the batch unknown
     build(shape);
-    built_ = true;
+    set_built();
     check_input(inputs);  // build() fixes sizes (Dense: the last axis)
   }
   return call(inputs, training);

@@ -1,6 +1,7 @@
 // The optimizer base (Keras 3's BaseOptimizer): gradient checks and clipping, slots on their
 // variable's device, the step counter and learning rate, weight decay, moving averages and
 // gradient accumulation.
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <regex>
@@ -143,11 +144,20 @@ Optimizer::Tracked& Optimizer::track(const Variable& variable) {
   // whatever scope the step runs under: a mirrored variable's are mirrored over the same devices
   // by the same strategy, so they cannot end up under another strategy than their variable
   // (tensorflow#41768).
+  // Values a checkpoint restored before the slots existed are their initial values (a mirrored
+  // slot starts with them on every replica).
+  std::map<std::string, Tensor> restored;
+  if (auto pending = pending_slots_.find(slot_key(variable)); pending != pending_slots_.end()) {
+    restored = std::move(pending->second);
+    pending_slots_.erase(pending);
+  }
   const auto make = [&](const std::string& slot, double initial_value) {
     Tensor initial;
     {
       auto scope = device(variable.device());
-      initial = fill(variable.shape(), initial_value, variable.dtype());
+      const auto value = restored.find(slot);
+      initial = value != restored.end() ? identity(value->second)
+                                        : fill(variable.shape(), initial_value, variable.dtype());
     }
     return detail::make_variable_like(variable, initial,
                                       VariableOptions{name_ + "/" + base + "/" + slot, false});
@@ -218,6 +228,63 @@ void Optimizer::exclude_from_weight_decay(const std::vector<Variable>& var_list,
   }
   excluded_from_decay_ = var_list;
   excluded_names_ = var_names;
+}
+
+std::vector<std::pair<Variable, std::vector<std::pair<std::string, Variable>>>>
+Optimizer::slot_variables() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::vector<std::string> names = slot_names();
+  std::vector<std::pair<Variable, std::vector<std::pair<std::string, Variable>>>> out;
+  for (const Tracked& t : tracked_) {
+    std::vector<std::pair<std::string, Variable>> slots;
+    if (t.average.defined()) slots.emplace_back("average", t.average);
+    if (t.accumulator.defined()) slots.emplace_back("gradient_accumulator", t.accumulator);
+    for (std::size_t i = 0; i < names.size(); ++i) slots.emplace_back(names[i], t.slots[i]);
+    out.emplace_back(t.variable, std::move(slots));
+  }
+  return out;
+}
+
+void Optimizer::restore_slots(const Variable& variable,
+                              const std::map<std::string, Tensor>& values) {
+  for (const auto& [slot, value] : values) {
+    if (value.shape() != variable.shape() || value.dtype() != variable.dtype()) {
+      throw InvalidArgumentError(fmt::format(
+          "Received incompatible tensor with shape {} and dtype {} when attempting to restore "
+          "the slot '{}' of variable '{}' with shape {} and dtype {}",
+          value.shape().to_tuple_string(), dtype_name(value.dtype()), slot, variable.name(),
+          variable.shape().to_tuple_string(), dtype_name(variable.dtype())));
+    }
+  }
+  std::vector<std::pair<Variable, Tensor>> now;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = index_.find(slot_key(variable));
+    if (found == index_.end()) {
+      auto& pending = pending_slots_[slot_key(variable)];
+      for (const auto& [slot, value] : values) pending[slot] = value;
+      return;
+    }
+    const Tracked& record = tracked_[found->second];
+    const std::vector<std::string> names = slot_names();
+    for (const auto& [slot, value] : values) {
+      if (slot == "average" && record.average.defined()) {
+        now.emplace_back(record.average, value);
+        continue;
+      }
+      if (slot == "gradient_accumulator" && record.accumulator.defined()) {
+        now.emplace_back(record.accumulator, value);
+        continue;
+      }
+      const auto name = std::find(names.begin(), names.end(), slot);
+      if (name == names.end()) {
+        throw InvalidArgumentError(fmt::format("No slot '{}' for variable '{}' in optimizer {}",
+                                               slot, variable.name(), name_));
+      }
+      now.emplace_back(record.slots[static_cast<std::size_t>(name - names.begin())], value);
+    }
+  }
+  for (const auto& [slot, value] : now) slot.assign(value);
 }
 
 void Optimizer::finalize_variable_values(const std::vector<Variable>& var_list) {

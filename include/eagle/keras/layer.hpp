@@ -93,6 +93,11 @@ class Layer {
   // value (so under a GradientTape it is differentiable), in trainable_variables() order; none
   // when the layer is frozen. fit adds them to the loss.
   std::vector<Tensor> losses() const;
+  // A checkpoint's values for weights(): set now when the layer is built, else when it is
+  // (TensorFlow's deferred restoration of a model not yet built). pending_restore() is true while
+  // values wait.
+  void restore_when_built(std::vector<Tensor> values);
+  bool pending_restore() const { return !pending_weights_.empty(); }
 
  protected:
   // `class_name` gives the automatic name ("Dense" -> "dense", "dense_1", ...) unless `name` is
@@ -115,7 +120,9 @@ class Layer {
     std::map<int, std::int64_t> axes;
   };
   void set_input_spec(InputSpec spec) { input_spec_ = std::move(spec); }
-  void set_built() { built_ = true; }
+  // Marks the layer built; weights a checkpoint restored before it was (restore_when_built) are
+  // assigned now, once there are as many weights as values.
+  void set_built();
   // The layers this one holds (Keras tracks them as attributes; a Model's are its layers()):
   // their weights are part of this layer's lists.
   virtual std::vector<std::shared_ptr<Layer>> tracked_layers() const { return {}; }
@@ -132,6 +139,7 @@ class Layer {
   std::vector<Variable> weights_;
   std::vector<bool> weight_trainable_;
   std::vector<std::shared_ptr<const regularizers::Regularizer>> weight_regularizers_;
+  std::vector<Tensor> pending_weights_;
 };
 
 }  // namespace eagle::keras
