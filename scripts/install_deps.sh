@@ -8,6 +8,7 @@ packages=(cmake g++ ninja-build libxtensor-dev xtl-dev libxsimd-dev libopenblas-
           libopenmpi-dev openmpi-bin)
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=(clang libclang-rt-dev); fi
 packages+=(valgrind qemu-user)  # the deterministic checks of scripts/test.sh
+packages+=(python3)  # tests/tools/doc_blocks.py: the docs' C++ blocks become tests
 
 missing=()
 for p in "${packages[@]}"; do
