@@ -432,6 +432,33 @@ TEST_CASE("optimizer.variables(): Keras's iteration and learning_rate, then the 
                      "instantiate the optimizer with a float `learning_rate` argument."));
 }
 
+TEST_CASE("optimizer.variables() in Keras 3's build order, slot group by slot group") {
+  Variable a(eagle::constant({1.0f}), {"a"});
+  Variable b(eagle::constant({2.0f}), {"b"});
+  const auto names = [&](opt::Optimizer& optimizer) {
+    optimizer.apply_gradients({eagle::constant({1.0f}), eagle::constant({1.0f})}, {a, b});
+    std::vector<std::string> out;
+    for (const Variable& v : optimizer.variables()) out.push_back(v.name());
+    return out;
+  };
+  opt::RMSpropOptions centered;
+  centered.momentum = 0.9;
+  centered.centered = true;
+  opt::RMSprop rmsprop(centered);
+  CHECK(names(rmsprop) == std::vector<std::string>{"RMSprop/iteration:0", "RMSprop/learning_rate:0",
+                                                   "RMSprop/a/velocity:0", "RMSprop/b/velocity:0",
+                                                   "RMSprop/a/momentum:0", "RMSprop/b/momentum:0",
+                                                   "RMSprop/a/average_gradient:0",
+                                                   "RMSprop/b/average_gradient:0"});
+  opt::AdamOptions amsgrad;
+  amsgrad.amsgrad = true;
+  opt::Adam adam(amsgrad);
+  CHECK(names(adam) == std::vector<std::string>{"Adam/iteration:0", "Adam/learning_rate:0",
+                                                "Adam/a/momentum:0", "Adam/a/velocity:0",
+                                                "Adam/b/momentum:0", "Adam/b/velocity:0",
+                                                "Adam/a/velocity_hat:0", "Adam/b/velocity_hat:0"});
+}
+
 TEST_CASE("exclude_from_weight_decay: by variable and by name, before the first step only") {
   const auto run = [](bool exclude_by_variable, bool exclude_by_name) {
     Variable kernel(eagle::constant({1.0f, -2.0f}), {"dense/kernel"});

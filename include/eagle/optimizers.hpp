@@ -192,6 +192,10 @@ class Optimizer {
   // The slot names this optimizer keeps per variable, and their initial value.
   virtual std::vector<std::string> slot_names() const = 0;
   virtual double slot_initial_value(const std::string& /*slot*/) const { return 0.0; }
+  // The order of variables() (Keras's build): groups of slot names, each group's slots
+  // interleaved variable by variable (Keras's add_optimizer_variables(var_list, names)), one
+  // group after another. Default: all of slot_names() in one group.
+  virtual std::vector<std::vector<std::string>> slot_groups() const { return {slot_names()}; }
   // Runs the fused update of one variable (its slots in slot_names() order) at `step` (1-based).
   virtual void apply_one(const Variable& variable, const std::vector<Variable>& slots,
                          const Tensor& gradient, double learning_rate, std::int64_t step) = 0;
@@ -291,6 +295,7 @@ class Adam : public Optimizer {
   Adam(AdamOptions options, bool legacy);
   Adam(std::string name, AdamOptions options);
   std::vector<std::string> slot_names() const override;
+  std::vector<std::vector<std::string>> slot_groups() const override;
   void apply_one(const Variable& variable, const std::vector<Variable>& slots,
                  const Tensor& gradient, double learning_rate, std::int64_t step) override;
 
@@ -323,6 +328,7 @@ class RMSprop : public Optimizer {
  protected:
   RMSprop(RMSpropOptions options, bool legacy);
   std::vector<std::string> slot_names() const override;
+  std::vector<std::vector<std::string>> slot_groups() const override;
   void apply_one(const Variable& variable, const std::vector<Variable>& slots,
                  const Tensor& gradient, double learning_rate, std::int64_t step) override;
 

@@ -83,6 +83,12 @@ std::vector<std::string> Adam::slot_names() const {
   return {"momentum", "velocity"};
 }
 
+std::vector<std::vector<std::string>> Adam::slot_groups() const {
+  // Keras 3: momentums and velocities together, then the velocity_hats.
+  if (options_.amsgrad && !legacy_) return {{"momentum", "velocity"}, {"velocity_hat"}};
+  return Optimizer::slot_groups();
+}
+
 void Adam::apply_one(const Variable& variable, const std::vector<Variable>& slots,
                      const Tensor& gradient, double learning_rate, std::int64_t step) {
   opdefs::OptimizerAttrs a;
@@ -116,6 +122,15 @@ std::vector<std::string> RMSprop::slot_names() const {
   if (options_.centered) names.push_back(legacy_ ? "mg" : "average_gradient");
   if (options_.momentum > 0) names.push_back("momentum");
   return names;
+}
+
+std::vector<std::vector<std::string>> RMSprop::slot_groups() const {
+  if (legacy_) return Optimizer::slot_groups();
+  // Keras 3 builds the velocities, then the momentums, then the average gradients.
+  std::vector<std::vector<std::string>> groups{{"velocity"}};
+  if (options_.momentum > 0) groups.push_back({"momentum"});
+  if (options_.centered) groups.push_back({"average_gradient"});
+  return groups;
 }
 
 void RMSprop::apply_one(const Variable& variable, const std::vector<Variable>& slots,

@@ -207,7 +207,15 @@ std::vector<Variable> Optimizer::variables() const {
   for (const Tracked& t : tracked_) {
     if (t.accumulator.defined()) out.push_back(t.accumulator);
   }
-  for (const Tracked& t : tracked_) out.insert(out.end(), t.slots.begin(), t.slots.end());
+  const std::vector<std::string> names = slot_names();
+  for (const std::vector<std::string>& group : slot_groups()) {
+    for (const Tracked& t : tracked_) {
+      for (const std::string& slot : group) {
+        const auto at = std::find(names.begin(), names.end(), slot);
+        out.push_back(t.slots[static_cast<std::size_t>(at - names.begin())]);
+      }
+    }
+  }
   return out;
 }
 
