@@ -138,3 +138,61 @@ TEST_CASE("the seed CNN trained further in eagle saves weights that predict the 
     }
   }
 }
+
+// Keras 3's three Adam steps of the seed CNN, step by step (tests/tools/
+// gen_keras_cnn_steps_fixture.py). At each step eagle's gradients at Keras's weights match
+// Keras's gradients to 1e-5 of each weight's largest, and Keras's gradients applied by eagle's
+// Adam give Keras's weights after every step, bit for bit (checked after the last). A training
+// run is chaotic; these two are what is deterministic.
+TEST_CASE("the seed CNN's Adam steps: Keras's gradients at Keras's weights, then its weights") {
+  if (!eagle::io::keras_weights_supported()) return;
+  const eagle_test::Json fixture =
+      eagle_test::Json::parse_file(std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn_steps.json");
+  const auto steps = static_cast<int>(fixture["steps"].number());
+  const auto batch = static_cast<std::int64_t>(fixture["batch"].number());
+  for (const char* device : {"/CPU:0", "/GPU:0"}) {
+    INFO(device);
+    auto scope = eagle::device(device);
+    auto model = seed_cnn();
+    model->load_weights(kWeights);
+    eagle::optimizers::Adam adam(0.001);
+    eagle::keras::losses::SparseCategoricalCrossentropy loss_fn;
+    const std::vector<eagle::Variable> variables = model->trainable_variables();
+    for (int k = 0; k < steps; ++k) {
+      INFO("step " << k);
+      const Tensor x = formula_images(batch, 100000 * static_cast<std::uint64_t>(k + 1));
+      std::vector<std::int32_t> labels(static_cast<std::size_t>(batch));
+      for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i % 10);
+      eagle::GradientTape tape;
+      const Tensor loss = loss_fn(eagle::constant(labels), (*model)(x, true));
+      const auto grads = tape.gradient(loss, variables);
+      CHECK(loss.item<float>() ==
+            Approx(fixture["losses"].array()[static_cast<std::size_t>(k)].number()).epsilon(1e-6));
+      auto holder = seed_cnn();
+      holder->load_weights(
+          fmt::format("{}/seed_cnn_gradients_{}.weights.h5", EAGLE_FIXTURE_DIR, k));
+      const std::vector<Tensor> keras_grads = holder->get_weights();
+      REQUIRE(keras_grads.size() == variables.size());
+      std::vector<std::optional<Tensor>> keras_grads_here;
+      for (std::size_t v = 0; v < variables.size(); ++v) {
+        INFO(variables[v].name());
+        const std::vector<float> want = keras_grads[v].to_vector<float>();
+        const std::vector<float> got = grads[v]->to_vector<float>();
+        double largest = 0;
+        for (const float w : want) largest = std::max(largest, std::abs(static_cast<double>(w)));
+        CHECK(max_difference(got, want) <= 1e-5 * largest);
+        keras_grads_here.emplace_back(eagle::identity(keras_grads[v]));
+      }
+      adam.apply_gradients(keras_grads_here, variables);
+    }
+    auto after = seed_cnn();
+    after->load_weights(std::string(EAGLE_FIXTURE_DIR) + "/seed_cnn_after_steps.weights.h5");
+    const std::vector<Tensor> keras_weights = after->get_weights();
+    const std::vector<Tensor> eagle_weights = model->get_weights();
+    REQUIRE(keras_weights.size() == eagle_weights.size());
+    for (std::size_t v = 0; v < keras_weights.size(); ++v) {
+      INFO("weight " << v);
+      CHECK(eagle_weights[v].to_vector<float>() == keras_weights[v].to_vector<float>());
+    }
+  }
+}
