@@ -287,6 +287,49 @@ class Unregistered : public Scale {
   std::string class_name() const override { return "Unregistered"; }
 };
 
+TEST_CASE("regularizers round-trip through .keras files in Keras 3's form") {
+  if (!eagle::io::keras_weights_supported()) return;
+  TempDir dir("eagle_keras_regularizer_test");
+  auto model = std::make_unique<keras::Sequential>();
+  model->add(layers::Input({6, 6, 1}));
+  layers::Conv2DOptions conv;
+  conv.kernel_regularizer = std::make_shared<eagle::keras::regularizers::L1L2>(0.001, 0.002);
+  conv.bias_regularizer = "l2";
+  model->add(layers::Conv2D(2, 3, "relu", conv));
+  model->add(layers::Flatten());
+  layers::DenseOptions dense;
+  dense.kernel_regularizer =
+      std::make_shared<eagle::keras::regularizers::OrthogonalRegularizer>(0.05, "columns");
+  model->add(layers::Dense(3, {}, dense));
+  const std::string path = dir.file("regularized.keras");
+  model->save(path);
+  const eagle::io::ZipReader zip(path);
+  const Json config = Json::parse(zip.read("config.json"));
+  const Json::Array& entries = config.find("config")->find("layers")->as_array();
+  // [InputLayer, Conv2D, Flatten, Dense]
+  CHECK(entries[1].find("config")->find("kernel_regularizer")->dump() ==
+        R"({"module": "keras.regularizers", "class_name": "L1L2", "config": {"l1": 0.001, )"
+        R"("l2": 0.002}, "registered_name": null})");
+  CHECK(entries[3].find("config")->find("bias_regularizer")->is_null());
+  const auto loaded = keras::models::load_model(path);
+  const std::vector<Tensor> before = model->losses();
+  const std::vector<Tensor> after = loaded->losses();
+  REQUIRE(before.size() == 3);  // the conv kernel and bias, the dense kernel
+  REQUIRE(after.size() == 3);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CHECK(after[i].item<float>() == before[i].item<float>());
+  }
+  // A class eagle lacks is refused, naming it.
+  const std::string bad = with_config(
+      dir, "bad.keras",
+      R"({"module": "keras", "class_name": "Sequential", "config": {"name": "s", "layers": [)"
+      R"({"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},)"
+      R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "units": 2,)"
+      R"("kernel_regularizer": {"module": "my", "class_name": "Spectral", "config": {}}}}]}})");
+  CHECK_THROWS_WITH(keras::models::load_model(bad),
+                    Catch::Contains("The regularizer class 'Spectral' is not in eagle"));
+}
+
 TEST_CASE("a layer class registered in its own file saves and loads through the registry") {
   CHECK(keras::find_layer_class("Scale") == &Scale::from_config);
   CHECK(keras::find_layer_class("LSTM") == nullptr);
@@ -306,7 +349,8 @@ TEST_CASE("a layer class registered in its own file saves and loads through the 
         "true, \"kernel_initializer\": {\"module\": \"keras.initializers\", \"class_name\": "
         "\"GlorotUniform\", \"config\": {\"seed\": null}, \"registered_name\": null}, "
         "\"bias_initializer\": {\"module\": \"keras.initializers\", \"class_name\": "
-        "\"Zeros\", \"config\": {}, \"registered_name\": null}}");
+        "\"Zeros\", \"config\": {}, \"registered_name\": null}, \"kernel_regularizer\": null, "
+        "\"bias_regularizer\": null}");
 
   TempDir dir("eagle_keras_registry_test");
   if (!eagle::io::keras_weights_supported()) return;

@@ -215,13 +215,17 @@ Json Conv2D::get_config() const {
       .set("activation", serialization::activation_name(*this, activation_))
       .set("use_bias", options_.use_bias)
       .set("kernel_initializer", serialization::initializer("GlorotUniform"))
-      .set("bias_initializer", serialization::initializer("Zeros"));
+      .set("bias_initializer", serialization::initializer("Zeros"))
+      .set("kernel_regularizer", serialization::regularizer(options_.kernel_regularizer.get()))
+      .set("bias_regularizer", serialization::regularizer(options_.bias_regularizer.get()));
 }
 
 std::shared_ptr<Layer> Conv2D::from_config(const LayerConfig& c) {
   c.require_channels_last();
   Conv2DOptions o;
   o.name = c.name();
+  o.kernel_regularizer = c.regularizer("kernel_regularizer");
+  o.bias_regularizer = c.regularizer("bias_regularizer");
   o.strides = c.size2("strides", 1);
   o.padding = c.string("padding", "valid");
   o.dilation_rate = c.size2("dilation_rate", 1);

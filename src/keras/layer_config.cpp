@@ -191,9 +191,26 @@ activations::Activation LayerConfig::activation(const std::string& key) const {
   }
 }
 
+std::shared_ptr<const regularizers::Regularizer> LayerConfig::regularizer(
+    const std::string& key) const {
+  const Json* value = find(key);
+  if (value == nullptr || value->is_null()) return nullptr;
+  try {
+    return regularizers::deserialize(*value);
+  } catch (const UnimplementedError& e) {
+    unimplemented(fmt::format("{}: {}", key, e.what()));
+  } catch (const InvalidArgumentError& e) {
+    invalid(fmt::format("{}: {}", key, e.what()));
+  }
+}
+
 // ---- pieces of configs --------------------------------------------------------------------------
 
 namespace serialization {
+
+Json regularizer(const std::shared_ptr<const regularizers::Regularizer>& regularizer) {
+  return regularizer ? regularizers::serialize(*regularizer) : Json();
+}
 
 Json float32_policy() {
   return Json::object()

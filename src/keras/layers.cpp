@@ -166,13 +166,17 @@ Json Dense::get_config() const {
       .set("activation", serialization::activation_name(*this, activation_))
       .set("use_bias", options_.use_bias)
       .set("kernel_initializer", serialization::initializer("GlorotUniform"))
-      .set("bias_initializer", serialization::initializer("Zeros"));
+      .set("bias_initializer", serialization::initializer("Zeros"))
+      .set("kernel_regularizer", serialization::regularizer(options_.kernel_regularizer.get()))
+      .set("bias_regularizer", serialization::regularizer(options_.bias_regularizer.get()));
 }
 
 std::shared_ptr<Layer> Dense::from_config(const LayerConfig& c) {
   DenseOptions o;
   o.name = c.name();
   o.use_bias = c.boolean("use_bias", true);
+  o.kernel_regularizer = c.regularizer("kernel_regularizer");
+  o.bias_regularizer = c.regularizer("bias_regularizer");
   const std::int64_t units = c.integer("units", -1);
   if (units <= 0) c.invalid(fmt::format("units must be a positive integer, got {}", units));
   return std::make_shared<Dense>(units, c.activation("activation"), o);

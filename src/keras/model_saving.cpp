@@ -39,7 +39,7 @@
 // keras.models.load_model rebuilds the model from config.json and loads the weights by the
 // layers' paths, which depend on the layers' classes and order only. eagle reads the arguments
 // its layers have and refuses, naming them, the classes, activations and settings it lacks
-// (channels_first, regularizers, ...), rather than build a model that computes
+// (channels_first, constraints, ...), rather than build a model that computes
 // something else; initializers are not read (the weights replace them) and written as Keras's
 // defaults. The optimizer and compile() settings are neither saved nor loaded.
 
@@ -179,13 +179,14 @@ TensorShape without_batch(const TensorShape& shape) {
 }
 
 // A Keras layer's config as an eagle layer, through the class's registered from_config, after
-// what every layer's config shares: the float32 policy, no regularizer or constraint, trainable.
+// what every layer's config shares: the float32 policy, no activity regularizer or constraint,
+// trainable. The kernel and bias regularizers are the classes' own (Dense, Conv2D read them; a
+// layer that does not has no such key in Keras either).
 std::shared_ptr<Layer> make_layer(const LayerConfig& c, LayerFromConfig from_config) {
   c.require_float32();
-  for (const char* key :
-       {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
-        "bias_constraint", "beta_regularizer", "gamma_regularizer", "beta_constraint",
-        "gamma_constraint", "noise_shape", "quantization_config", "lora_rank"}) {
+  for (const char* key : {"activity_regularizer", "kernel_constraint", "bias_constraint",
+                          "beta_regularizer", "gamma_regularizer", "beta_constraint",
+                          "gamma_constraint", "noise_shape", "quantization_config", "lora_rank"}) {
     c.require_null(key);
   }
   std::shared_ptr<Layer> layer = from_config(c);

@@ -107,6 +107,49 @@ std::shared_ptr<const Regularizer> get(const std::string& name) {
   throw InvalidArgumentError(fmt::format("Could not interpret regularizer identifier: {}", name));
 }
 
+eagle::io::Json L1::get_config() const { return eagle::io::Json::object().set("l1", l1_); }
+eagle::io::Json L2::get_config() const { return eagle::io::Json::object().set("l2", l2_); }
+eagle::io::Json L1L2::get_config() const {
+  return eagle::io::Json::object().set("l1", l1_).set("l2", l2_);
+}
+eagle::io::Json OrthogonalRegularizer::get_config() const {
+  return eagle::io::Json::object().set("factor", factor_).set("mode", mode_);
+}
+
+eagle::io::Json serialize(const Regularizer& regularizer) {
+  return eagle::io::Json::object()
+      .set("module", "keras.regularizers")
+      .set("class_name", regularizer.class_name())
+      .set("config", regularizer.get_config())
+      .set("registered_name", nullptr);
+}
+
+std::shared_ptr<const Regularizer> deserialize(const eagle::io::Json& json) {
+  const eagle::io::Json* class_name = json.is_object() ? json.find("class_name") : nullptr;
+  const eagle::io::Json* config = json.is_object() ? json.find("config") : nullptr;
+  if (class_name == nullptr || !class_name->is_string() || config == nullptr ||
+      !config->is_object()) {
+    throw InvalidArgumentError(
+        "A serialized regularizer needs a \"class_name\" and a \"config\" object");
+  }
+  const auto number = [&](const char* key, double fallback) {
+    const eagle::io::Json* v = config->find(key);
+    return v == nullptr || v->is_null() ? fallback : v->as_number();
+  };
+  const std::string& cls = class_name->as_string();
+  if (cls == "L1") return std::make_shared<L1>(number("l1", 0.01));
+  if (cls == "L2") return std::make_shared<L2>(number("l2", 0.01));
+  if (cls == "L1L2") return std::make_shared<L1L2>(number("l1", 0.0), number("l2", 0.0));
+  if (cls == "OrthogonalRegularizer") {
+    const eagle::io::Json* mode = config->find("mode");
+    return std::make_shared<OrthogonalRegularizer>(
+        number("factor", 0.01), mode != nullptr && mode->is_string() ? mode->as_string() : "rows");
+  }
+  throw UnimplementedError(fmt::format(
+      "The regularizer class '{}' is not in eagle (it has L1, L2, L1L2, OrthogonalRegularizer)",
+      cls));
+}
+
 std::shared_ptr<const Regularizer> RegularizerArg::get() const {
   if (regularizer_) return regularizer_;
   if (name_.empty()) return nullptr;

@@ -43,6 +43,9 @@ class LayerConfig {
   // An activation by its Keras 3 name (none when absent); a function object, an unknown name or
   // Keras 3's hard_sigmoid (not eagle's Keras 2 one) is unimplemented().
   activations::Activation activation(const std::string& key) const;
+  // A regularizer (regularizers::deserialize), nullptr when absent or null; a class eagle lacks
+  // is unimplemented().
+  std::shared_ptr<const regularizers::Regularizer> regularizer(const std::string& key) const;
 
   // Settings eagle's layers lack must be absent, null, or hold Keras's default.
   void require_null(const std::string& key) const;
@@ -89,6 +92,8 @@ eagle::io::Json float32_policy();
 eagle::io::Json initializer(const char* class_name);
 // [rows, cols].
 eagle::io::Json size2(const layers::Size2& size);
+// A regularizer's serialized form (regularizers::serialize), null for none, as Keras writes it.
+eagle::io::Json regularizer(const std::shared_ptr<const regularizers::Regularizer>& regularizer);
 // The activation's Keras 3 name: UnimplementedError for eagle's (Keras 2's) hard_sigmoid, and
 // Keras 3's InvalidArgumentError for a function without a built-in name; `layer` is named.
 std::string activation_name(const Layer& layer, const activations::Activation& activation);

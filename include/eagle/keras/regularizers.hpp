@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "eagle/io/json.hpp"
 #include "eagle/tensor.hpp"
 
 namespace eagle::keras::regularizers {
@@ -19,6 +20,8 @@ class Regularizer {
   virtual Tensor operator()(const Tensor& x) const = 0;
   // Keras's class name: "L1", "L2", "L1L2", "OrthogonalRegularizer".
   virtual std::string class_name() const = 0;
+  // Keras's get_config: {"l2": 0.01}, {"factor": 0.01, "mode": "rows"}, ...
+  virtual eagle::io::Json get_config() const = 0;
 };
 
 // l1 * sum(|x|). A negative, infinite or NaN factor: InvalidArgumentError (Keras's text).
@@ -27,6 +30,7 @@ class L1 : public Regularizer {
   explicit L1(double l1 = 0.01);
   Tensor operator()(const Tensor& x) const override;
   std::string class_name() const override { return "L1"; }
+  eagle::io::Json get_config() const override;
   double l1() const { return l1_; }
 
  private:
@@ -39,6 +43,7 @@ class L2 : public Regularizer {
   explicit L2(double l2 = 0.01);
   Tensor operator()(const Tensor& x) const override;
   std::string class_name() const override { return "L2"; }
+  eagle::io::Json get_config() const override;
   double l2() const { return l2_; }
 
  private:
@@ -52,6 +57,7 @@ class L1L2 : public Regularizer {
   explicit L1L2(double l1 = 0.0, double l2 = 0.0);
   Tensor operator()(const Tensor& x) const override;
   std::string class_name() const override { return "L1L2"; }
+  eagle::io::Json get_config() const override;
   double l1() const { return l1_; }
   double l2() const { return l2_; }
 
@@ -67,6 +73,7 @@ class OrthogonalRegularizer : public Regularizer {
   explicit OrthogonalRegularizer(double factor = 0.01, std::string mode = "rows");
   Tensor operator()(const Tensor& x) const override;
   std::string class_name() const override { return "OrthogonalRegularizer"; }
+  eagle::io::Json get_config() const override;
 
  private:
   double factor_;
@@ -77,6 +84,13 @@ class OrthogonalRegularizer : public Regularizer {
 // or a class name. Another: InvalidArgumentError (Keras's "Could not interpret regularizer
 // identifier" text).
 std::shared_ptr<const Regularizer> get(const std::string& name);
+
+// Keras 3's serialized form, as .keras configs hold it: {"module": "keras.regularizers",
+// "class_name": "L2", "config": {"l2": 0.01}, "registered_name": null}.
+eagle::io::Json serialize(const Regularizer& regularizer);
+// The regularizer of a serialized form (one of the four classes, Keras's arguments); another
+// class: UnimplementedError naming it; a malformed one: InvalidArgumentError.
+std::shared_ptr<const Regularizer> deserialize(const eagle::io::Json& json);
 
 // A layer's regularizer argument (kernel_regularizer = ...): none, a Keras name, or an object.
 class RegularizerArg {
