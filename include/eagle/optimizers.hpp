@@ -166,6 +166,12 @@ class Optimizer {
   // (unless a schedule), then the moving averages, the gradient accumulators and each variable's
   // slots, in the order the variables were first passed. What a checkpoint saves.
   std::vector<Variable> variables() const;
+  // Keras's optimizer.build(var_list): makes the state of each variable (its slots, average and
+  // accumulator) now, as the first step would, in the order given; variables already built are
+  // skipped. load_weights builds a compiled model's optimizer this way to take a file's state.
+  void build(const std::vector<Variable>& var_list);
+  // Keras's optimizer.built: some variable's state has been made.
+  bool built() const;
   // Keras's exclude_from_weight_decay: these variables, and those whose name contains a match of
   // one of var_names (regular expressions, as Keras's re.search), are not decayed. Only before
   // the first step (InvalidArgumentError after, Keras's text).
@@ -196,6 +202,10 @@ class Optimizer {
   // interleaved variable by variable (Keras's add_optimizer_variables(var_list, names)), one
   // group after another. Default: all of slot_names() in one group.
   virtual std::vector<std::vector<std::string>> slot_groups() const { return {slot_names()}; }
+  // State of the optimizer's own beyond the slots (Nadam's u_product), made when the first
+  // variable is built (under the optimizer's lock) and listed last in variables(), as Keras's.
+  virtual void build_own_variables(const Variable& /*first*/) {}
+  virtual std::vector<Variable> own_variables() const { return {}; }
   // Runs the fused update of one variable (its slots in slot_names() order) at `step` (1-based).
   virtual void apply_one(const Variable& variable, const std::vector<Variable>& slots,
                          const Tensor& gradient, double learning_rate, std::int64_t step) = 0;
@@ -428,18 +438,22 @@ class Nadam : public Optimizer {
 
  protected:
   std::vector<std::string> slot_names() const override;
+  void build_own_variables(const Variable& first) override;
+  std::vector<Variable> own_variables() const override { return {u_product_variable_}; }
   void apply_one(const Variable& variable, const std::vector<Variable>& slots,
                  const Tensor& gradient, double learning_rate, std::int64_t step) override;
 
  private:
-  // The product of u_1 .. u_step, advanced once per step whatever the number of variables.
-  double u_product_at(std::int64_t step, DType dtype);
+  // The product of u_1 .. u_step, advanced once per step whatever the number of variables. It
+  // depends on the step only: a restored step counter restores it (the variable shows it).
+  double u_product_at(std::int64_t step);
 
   NadamOptions options_;
   std::mutex u_mutex_;
-  std::optional<DType> u_dtype_;
+  DType u_dtype_ = DType::kFloat32;  // the first variable's (Keras makes u_product so)
   std::int64_t u_step_ = 0;
   double u_product_ = 1.0;
+  Variable u_product_variable_;  // Keras's u_product, a float scalar on the host
 };
 
 struct AdadeltaOptions {

@@ -11,8 +11,10 @@
 #include "eagle/errors.hpp"
 #include "eagle/ops.hpp"
 #include "eagle/optimizers.hpp"
+#include "eagle/scope.hpp"
 #include "opdefs/attrs.hpp"
 #include "runtime/dispatcher.hpp"
+#include "runtime/flags.hpp"
 #include "variables/variable_state.hpp"
 
 namespace eagle::optimizers {
@@ -207,24 +209,41 @@ Nadam::Nadam(NadamOptions options)
 
 std::vector<std::string> Nadam::slot_names() const { return {"momentum", "velocity"}; }
 
-double Nadam::u_product_at(std::int64_t step, DType dtype) {
+void Nadam::build_own_variables(const Variable& first) {
+  u_dtype_ = first.dtype() == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  auto cpu = device("/CPU:0");
+  runtime::UnloggedOps unlogged;
+  u_product_variable_ = detail::make_plain_variable(cast(constant(1.0), u_dtype_),
+                                                    VariableOptions{name() + "/u_product", false});
+}
+
+double Nadam::u_product_at(std::int64_t step) {
   std::lock_guard<std::mutex> lock(u_mutex_);
-  if (!u_dtype_) u_dtype_ = dtype;  // Keras makes u_product in the first variable's dtype
   // Keras's _backend_update_step, once per step: u_product * beta_1 * (1 - 0.5 * 0.96^t), in
-  // that order, rounded in u_product's dtype.
+  // that order, rounded in u_product's dtype. A step counter restored to an earlier step
+  // recomputes the product from the start.
+  if (u_step_ > step) {
+    u_step_ = 0;
+    u_product_ = 1.0;
+  }
   const auto advance = [&](auto zero) {
     using C = decltype(zero);
     const C factor = C{1} - C{0.5} * std::pow(static_cast<C>(0.96), static_cast<C>(u_step_ + 1));
     u_product_ =
         static_cast<double>(static_cast<C>(u_product_) * static_cast<C>(options_.beta_1) * factor);
   };
-  while (u_step_ < step) {
-    if (*u_dtype_ == DType::kFloat64) {
-      advance(0.0);
-    } else {
-      advance(0.0f);
+  if (u_step_ < step) {
+    while (u_step_ < step) {
+      if (u_dtype_ == DType::kFloat64) {
+        advance(0.0);
+      } else {
+        advance(0.0f);
+      }
+      ++u_step_;
     }
-    ++u_step_;
+    auto cpu = device("/CPU:0");
+    runtime::UnloggedOps unlogged;
+    u_product_variable_.assign(cast(constant(u_product_), u_dtype_));
   }
   return u_product_;
 }
@@ -237,7 +256,7 @@ void Nadam::apply_one(const Variable& variable, const std::vector<Variable>& slo
   a.beta2 = options_.beta_2;
   a.epsilon = options_.epsilon;
   a.step = step;
-  a.u_product = u_product_at(step, variable.dtype());
+  a.u_product = u_product_at(step);
   run_update(opdefs::OpId::k_KerasNadam, variable, slots, 2, gradient, a);
 }
 

@@ -173,6 +173,7 @@ Optimizer::Tracked& Optimizer::track(const Variable& variable) {
   for (const std::string& pattern : excluded_names_) {
     if (std::regex_search(variable.name(), std::regex(pattern))) record.decayed = false;
   }
+  if (tracked_.empty()) build_own_variables(variable);
   tracked_.push_back(std::move(record));
   index_.emplace(slot_key(variable), tracked_.size() - 1);
   return tracked_.back();
@@ -216,7 +217,20 @@ std::vector<Variable> Optimizer::variables() const {
       }
     }
   }
+  if (!tracked_.empty()) {
+    for (const Variable& v : own_variables()) out.push_back(v);
+  }
   return out;
+}
+
+void Optimizer::build(const std::vector<Variable>& var_list) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Variable& variable : var_list) track(variable);
+}
+
+bool Optimizer::built() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !tracked_.empty();
 }
 
 void Optimizer::exclude_from_weight_decay(const std::vector<Variable>& var_list,
