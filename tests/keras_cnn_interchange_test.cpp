@@ -36,16 +36,9 @@ constexpr std::int64_t kImages = 8;
 
 using eagle_test::seed_cnn;
 
-// tests/tools/keras_cnn_model.py's formula images: flat element i (from `first`) is
-// ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.
+// tests/tools/keras_cnn_model.py's formula images: n of them, from flat element `first`.
 Tensor formula_images(std::int64_t n, std::uint64_t first = 0) {
-  std::vector<float> v(static_cast<std::size_t>(n * 784));
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    const std::uint64_t i = first + k;
-    const std::uint64_t bits = ((i * 1103515245u + 12345u) % (1u << 31)) >> 23;
-    v[k] = static_cast<float>(static_cast<double>(bits) / 255.0);
-  }
-  return eagle::constant(v, {n, 28, 28, 1});
+  return eagle_test::formula_values({n, 28, 28, 1}, first);
 }
 
 std::vector<float> keras_predictions() {

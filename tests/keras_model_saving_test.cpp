@@ -31,6 +31,7 @@
 namespace {
 
 using eagle_test::error_text;
+using eagle_test::formula_values;
 using eagle_test::TempDir;
 
 namespace fs = std::filesystem;
@@ -45,17 +46,6 @@ const std::string kPredictions = std::string(EAGLE_FIXTURE_DIR) + "/small_model_
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// tests/tools/keras_cnn_model.py's formula_values: flat element i is
-// ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.
-Tensor formula_values(const eagle::Shape& shape) {
-  std::vector<float> v(static_cast<std::size_t>(shape.num_elements()));
-  for (std::uint64_t i = 0; i < v.size(); ++i) {
-    const std::uint64_t bits = ((i * 1103515245u + 12345u) % (1u << 31)) >> 23;
-    v[i] = static_cast<float>(static_cast<double>(bits) / 255.0);
-  }
-  return eagle::constant(v, shape);
 }
 
 std::vector<float> fixture_predictions() {

@@ -2,6 +2,7 @@
 // test's control, and the fixture's arrays as tensors.
 #pragma once
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -12,6 +13,18 @@
 #include "json_reader.hpp"
 
 namespace eagle_test {
+
+// tests/tools/keras_cnn_model.py's formula_values: flat element i (from `first`) is
+// ((i * 1103515245 + 12345) mod 2^31 >> 23) / 255 as float32.
+inline eagle::Tensor formula_values(const eagle::Shape& shape, std::uint64_t first = 0) {
+  std::vector<float> v(static_cast<std::size_t>(shape.num_elements()));
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::uint64_t i = first + k;
+    const std::uint64_t bits = ((i * 1103515245u + 12345u) % (1u << 31)) >> 23;
+    v[k] = static_cast<float>(static_cast<double>(bits) / 255.0);
+  }
+  return eagle::constant(v, shape);
+}
 
 // While alive: Keras's printing goes to `text()`, the bar shows final lines only (unless asked
 // otherwise), and the progress bar's clock reads `now`, which the test advances.

@@ -1,7 +1,9 @@
 // Model::save_weights / load_weights: the model's layers in Keras 3's .weights.h5 layout, through
 // io/keras_weights_file (Note [Keras 3 weights layout]).
+#include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -9,7 +11,10 @@
 #include "eagle/errors.hpp"
 #include "eagle/keras/backend.hpp"
 #include "eagle/keras/models.hpp"
+#include "eagle/ops.hpp"
+#include "eagle/optimizers.hpp"
 #include "keras/model_weights.hpp"
+#include "runtime/log_sink.hpp"
 
 namespace eagle::keras {
 namespace {
@@ -63,11 +68,58 @@ void collect_groups(const Model& model, const std::string& prefix, std::vector<W
   }
 }
 
+// The optimizer's group: Keras 3 saves the compiled model's `optimizer` attribute at "optimizer",
+// its variables by their index in optimizer.variables (saving_lib, Optimizer.save_own_variables).
+constexpr const char* kOptimizerPath = "optimizer";
+
 std::vector<WeightGroup> groups_of(const Model& model) {
   std::vector<WeightGroup> groups;
   collect_groups(model, "", groups);
   groups.push_back(WeightGroup{"", model.name(), nullptr});  // the model's own /vars
   return groups;
+}
+
+// What the file's optimizer group assigns to the compiled model's optimizer, checked. Keras 3
+// (Optimizer.load_own_variables) assigns the saved variables by index when the counts agree and
+// otherwise warns and skips them; a file without the group counts as 0 variables. Unlike Keras,
+// an optimizer not built yet is first built over the model's trainable variables, as fit would
+// build it, so that a state saved after training loads before the first step (docs/guide.md,
+// "Saving and loading").
+std::vector<std::pair<Variable, Tensor>> optimizer_assignments(
+    const Model& model, const std::vector<eagle::io::LayerWeights>& loaded,
+    const std::string& filename) {
+  const auto& optimizer = model.optimizer();
+  if (!optimizer) return {};
+  const auto it = std::find_if(loaded.begin(), loaded.end(), [](const eagle::io::LayerWeights& l) {
+    return l.path == kOptimizerPath;
+  });
+  const std::size_t saved = it == loaded.end() ? 0 : it->weights.size();
+  if (saved > optimizer->variables().size() && !optimizer->built()) {
+    optimizer->build(model.trainable_variables());
+  }
+  const std::vector<Variable> variables = optimizer->variables();
+  if (saved != variables.size()) {
+    runtime::emit_log(
+        debugging::LogLevel::kWarning,
+        fmt::format("Skipping variable loading for optimizer '{}', because it has {} "
+                    "variables whereas the saved optimizer has {} variables.",
+                    backend::to_snake_case(optimizer->name()), variables.size(), saved));
+    return {};
+  }
+  std::vector<std::pair<Variable, Tensor>> out;
+  for (std::size_t i = 0; i < saved; ++i) {
+    const Tensor& value = it->weights[i];
+    const Variable& variable = variables[i];
+    if (value.shape() != variable.shape()) {
+      throw InvalidArgumentError(fmt::format(
+          "{}: /optimizer/vars/{} has shape {}, but the optimizer's variable '{}' has shape {}",
+          filename, i, value.shape().to_tuple_string(), variable.name(),
+          variable.shape().to_tuple_string()));
+    }
+    out.emplace_back(variable,
+                     value.dtype() == variable.dtype() ? value : cast(value, variable.dtype()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -77,6 +129,11 @@ std::vector<eagle::io::LayerWeights> weight_groups(const Model& model) {
   for (const WeightGroup& group : groups_of(model)) {
     eagle::io::LayerWeights entry{group.path, {}, group.layer_name};
     if (group.leaf) entry.weights = group.leaf->get_weights();
+    entries.push_back(std::move(entry));
+  }
+  if (const auto& optimizer = model.optimizer()) {
+    eagle::io::LayerWeights entry{kOptimizerPath, {}, backend::to_snake_case(optimizer->name())};
+    for (const Variable& v : optimizer->variables()) entry.weights.push_back(v.read_value());
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -101,9 +158,12 @@ void assign_weight_groups(Model& model, const std::vector<eagle::io::LayerWeight
                                                      names, shapes)
                          .weights);
   }
+  std::vector<std::pair<Variable, Tensor>> optimizer_state =
+      optimizer_assignments(model, loaded, filename);
   for (std::size_t i = 0; i < groups.size(); ++i) {
     if (groups[i].leaf && !values[i].empty()) groups[i].leaf->set_weights(values[i]);
   }
+  for (const auto& [variable, value] : optimizer_state) variable.assign(value);
 }
 
 }  // namespace detail

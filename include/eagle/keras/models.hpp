@@ -31,8 +31,11 @@ class Model : public Layer, public Trainer {
   // Keras 3's model.save_weights / load_weights: a `.weights.h5` file (HDF5) with one group per
   // layer, so weights move between eagle and Keras both ways (Note [Keras 3 weights layout]).
   // load_weights checks every layer's count and shapes before assigning any (Keras's texts); the
-  // model must be built. Without HDF5 in the build: UnimplementedError. The optimizer's state is
-  // not written, and a file's optimizer group is ignored.
+  // model must be built. Without HDF5 in the build: UnimplementedError. A compiled model's file
+  // holds its optimizer's variables too (group "optimizer", as Keras 3's); load_weights assigns
+  // them to a compiled model's optimizer when the counts agree (an optimizer not yet built is
+  // built over trainable_variables() first, which Keras does not do) and otherwise logs Keras's
+  // warning "Skipping variable loading for optimizer ..." and leaves it as it is.
   void save_weights(const std::string& filepath) const;
   void load_weights(const std::string& filepath);
 
