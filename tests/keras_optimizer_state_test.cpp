@@ -40,28 +40,15 @@ std::string temp_path(const std::string& name) {
       .string();
 }
 
-// The generator's model: Dense(3, relu) -> Dense(2) on 4 inputs, its weights the formula's
-// values of their shapes minus 0.5, compiled with `optimizer` and "mse".
+// The generator's model, compiled with `optimizer` and "mse".
 std::unique_ptr<keras::Sequential> fixture_model(const MakeOptimizer& optimizer) {
-  auto model = std::make_unique<keras::Sequential>();
-  model->add(layers::Input({4}));
-  model->add(layers::Dense(3, "relu"));
-  model->add(layers::Dense(2));
-  for (const auto& layer : model->layers()) {
-    std::vector<Tensor> values;
-    for (const Tensor& w : layer->get_weights()) {
-      values.push_back(eagle::subtract(formula_values(w.shape()), eagle::constant(0.5f)));
-    }
-    layer->set_weights(values);
-  }
+  auto model = eagle_test::optimizer_state_model();
   model->compile(optimizer(), "mse");
   return model;
 }
 
 void train(keras::Sequential& model, int steps) {
-  for (int i = 0; i < steps; ++i) {
-    model.train_on_batch(formula_values({8, 4}), formula_values({8, 2}));
-  }
+  eagle_test::train_optimizer_state_model(model, steps);
 }
 
 std::vector<std::vector<float>> optimizer_values(const keras::Sequential& model) {

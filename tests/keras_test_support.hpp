@@ -26,6 +26,30 @@ inline eagle::Tensor formula_values(const eagle::Shape& shape, std::uint64_t fir
   return eagle::constant(v, shape);
 }
 
+// The model of tests/tools/gen_keras_optimizer_state_fixture.py, uncompiled: Dense(3, relu) ->
+// Dense(2) on 4 inputs, each weight formula_values of its shape minus 0.5.
+inline std::unique_ptr<eagle::keras::Sequential> optimizer_state_model() {
+  auto model = std::make_unique<eagle::keras::Sequential>();
+  model->add(eagle::keras::layers::Input({4}));
+  model->add(eagle::keras::layers::Dense(3, "relu"));
+  model->add(eagle::keras::layers::Dense(2));
+  for (const auto& layer : model->layers()) {
+    std::vector<eagle::Tensor> values;
+    for (const eagle::Tensor& w : layer->get_weights()) {
+      values.push_back(eagle::subtract(formula_values(w.shape()), eagle::constant(0.5f)));
+    }
+    layer->set_weights(values);
+  }
+  return model;
+}
+
+// `steps` train_on_batch steps of that model on the generator's batch.
+inline void train_optimizer_state_model(eagle::keras::Sequential& model, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    model.train_on_batch(formula_values({8, 4}), formula_values({8, 2}));
+  }
+}
+
 // While alive: Keras's printing goes to `text()`, the bar shows final lines only (unless asked
 // otherwise), and the progress bar's clock reads `now`, which the test advances.
 class KerasPrintCapture {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "eagle/io/json.hpp"
 #include "eagle/tensor.hpp"
 #include "eagle/variable.hpp"
 
@@ -34,6 +35,7 @@ class LearningRate {
       : schedule_(std::move(schedule)) {}
   double at(std::int64_t step) const { return schedule_ ? schedule_(step) : value_; }
   bool scheduled() const { return static_cast<bool>(schedule_); }
+  const std::function<double(std::int64_t)>& schedule() const { return schedule_; }
 
  private:
   double value_ = 0;
@@ -74,6 +76,15 @@ std::function<double(std::int64_t)> CosineDecayRestarts(double initial_learning_
                                                         std::int64_t first_decay_steps,
                                                         double t_mul = 2.0, double m_mul = 1.0,
                                                         double alpha = 0.0);
+
+// keras.optimizers.schedules.serialize: {"module": "keras.optimizers.schedules", "class_name":
+// "ExponentialDecay", "config": {...}, "registered_name": null} of a schedule made by the
+// functions above (Keras's keys and names); std::nullopt for any other function.
+std::optional<io::Json> serialize(const std::function<double(std::int64_t)>& schedule);
+// keras.optimizers.schedules.deserialize: the schedule such an object describes. A missing or
+// mistyped argument is InvalidArgumentError, another class UnimplementedError (Keras's "Could
+// not locate class" text).
+std::function<double(std::int64_t)> deserialize(const io::Json& serialized);
 }  // namespace schedules
 
 // Gradient clipping, Keras's options: per variable by norm, per element by value, or all
@@ -181,6 +192,15 @@ class Optimizer {
   // var_list must be every variable the optimizer has updated, in the order first passed.
   void finalize_variable_values(const std::vector<Variable>& var_list);
 
+  // Keras's optimizer.get_config(): the constructor's arguments by Keras 3's names and in its
+  // order: "name" (Keras's: "adam", "rm_sprop"), "learning_rate" (the float32 value now, or the
+  // schedule serialized), "weight_decay", the clip options, the EMA, "loss_scale_factor" (null),
+  // "gradient_accumulation_steps", then the class's own ("beta_1", ...). A learning-rate function
+  // not made by schedules:: has no configuration: UnimplementedError, as Keras's
+  // NotImplementedError for a schedule without get_config. The legacy classes give their Keras 3
+  // class's.
+  virtual io::Json get_config() const;
+
   // What a checkpoint saves and restores (eagle/train/checkpoint.hpp): the step counter, the
   // learning rate's variable (undefined for a schedule), and each variable the optimizer keeps
   // state for with its slots by name (slot_names(), "average", "gradient_accumulator").
@@ -270,6 +290,7 @@ class SGD : public Optimizer {
   explicit SGD(double learning_rate) : SGD(options_with_learning_rate<SGDOptions>(learning_rate)) {}
   explicit SGD(std::function<double(std::int64_t)> schedule)
       : SGD(options_with_learning_rate<SGDOptions>(std::move(schedule))) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -300,6 +321,7 @@ class Adam : public Optimizer {
       : Adam(options_with_learning_rate<AdamOptions>(learning_rate)) {}
   explicit Adam(std::function<double(std::int64_t)> schedule)
       : Adam(options_with_learning_rate<AdamOptions>(std::move(schedule))) {}
+  io::Json get_config() const override;
 
  protected:
   Adam(AdamOptions options, bool legacy);
@@ -334,6 +356,7 @@ class RMSprop : public Optimizer {
       : RMSprop(options_with_learning_rate<RMSpropOptions>(learning_rate)) {}
   explicit RMSprop(std::function<double(std::int64_t)> schedule)
       : RMSprop(options_with_learning_rate<RMSpropOptions>(std::move(schedule))) {}
+  io::Json get_config() const override;
 
  protected:
   RMSprop(RMSpropOptions options, bool legacy);
@@ -363,6 +386,7 @@ class Adagrad : public Optimizer {
       : Adagrad(options_with_learning_rate<AdagradOptions>(learning_rate)) {}
   explicit Adagrad(std::function<double(std::int64_t)> schedule)
       : Adagrad(options_with_learning_rate<AdagradOptions>(std::move(schedule))) {}
+  io::Json get_config() const override;
 
  protected:
   Adagrad(AdagradOptions options, bool legacy);
@@ -409,6 +433,7 @@ class Adamax : public Optimizer {
   explicit Adamax(AdamaxOptions options = {});
   explicit Adamax(double learning_rate)
       : Adamax(options_with_learning_rate<AdamaxOptions>(learning_rate)) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -435,6 +460,7 @@ class Nadam : public Optimizer {
   explicit Nadam(NadamOptions options = {});
   explicit Nadam(double learning_rate)
       : Nadam(options_with_learning_rate<NadamOptions>(learning_rate)) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -469,6 +495,7 @@ class Adadelta : public Optimizer {
   explicit Adadelta(AdadeltaOptions options = {});
   explicit Adadelta(double learning_rate)
       : Adadelta(options_with_learning_rate<AdadeltaOptions>(learning_rate)) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -493,6 +520,7 @@ class Lion : public Optimizer {
   explicit Lion(LionOptions options = {});
   explicit Lion(double learning_rate)
       : Lion(options_with_learning_rate<LionOptions>(learning_rate)) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -519,6 +547,7 @@ class Lamb : public Optimizer {
   explicit Lamb(LambOptions options = {});
   explicit Lamb(double learning_rate)
       : Lamb(options_with_learning_rate<LambOptions>(learning_rate)) {}
+  io::Json get_config() const override;
 
  protected:
   std::vector<std::string> slot_names() const override;
@@ -528,6 +557,18 @@ class Lamb : public Optimizer {
  private:
   LambOptions options_;
 };
+
+// keras.optimizers.serialize: {"module": "keras.optimizers", "class_name": "Adam", "config":
+// optimizer.get_config(), "registered_name": null}, what a .keras file's compile_config holds.
+io::Json serialize(const Optimizer& optimizer);
+// keras.optimizers.deserialize: a new optimizer from such an object (or from a name, as get).
+// Missing keys take the class's defaults; a mistyped or unknown key is InvalidArgumentError, a
+// setting eagle lacks (loss_scale_factor) or another class UnimplementedError.
+std::shared_ptr<Optimizer> deserialize(const io::Json& serialized);
+// keras.optimizers.get of a name: "adam", "sgd", "rmsprop", "adagrad", "adamw", "adamax",
+// "nadam", "adadelta", "lion", "lamb" (any case), at Keras's defaults. Another: Keras's
+// "Unknown optimizer" InvalidArgumentError.
+std::shared_ptr<Optimizer> get(const std::string& name);
 
 // Keras 2's arithmetic (tf.keras.optimizers.legacy in TensorFlow 2.11 to 2.15): TensorFlow's
 // ResourceApply* kernels and Keras 2's constants, for reproducing a Keras 2 run. Same names,

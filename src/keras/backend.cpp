@@ -8,7 +8,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <regex>
+
+#include "core/snake_case.hpp"
 
 namespace eagle::keras::backend {
 namespace {
@@ -31,13 +32,7 @@ std::string unique_object_name(const std::string& base) {
 }
 
 std::string to_snake_case(const std::string& class_name) {
-  static const std::regex first("(.)([A-Z][a-z0-9]+)");
-  static const std::regex second("([a-z])([A-Z])");
-  std::string s = std::regex_replace(class_name, first, "$1_$2");
-  s = std::regex_replace(s, second, "$1_$2");
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (!s.empty() && s[0] == '_') return "private" + s;
-  return s;
+  return detail::to_snake_case(class_name);
 }
 
 void clear_session() {

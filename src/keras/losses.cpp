@@ -234,3 +234,96 @@ std::shared_ptr<Loss> get(const std::string& name) {
 }
 
 }  // namespace eagle::keras::losses
+
+namespace eagle::keras::losses {
+
+eagle::io::Json Loss::get_config() const {
+  return eagle::io::Json::object().set("name", name()).set("reduction", reduction_);
+}
+
+eagle::io::Json SparseCategoricalCrossentropy::get_config() const {
+  return Loss::get_config().set("from_logits", from_logits_).set("ignore_class", nullptr);
+}
+
+eagle::io::Json CategoricalCrossentropy::get_config() const {
+  return Loss::get_config()
+      .set("from_logits", from_logits_)
+      .set("label_smoothing", 0.0)
+      .set("axis", -1);
+}
+
+eagle::io::Json BinaryCrossentropy::get_config() const {
+  return Loss::get_config()
+      .set("from_logits", from_logits_)
+      .set("label_smoothing", 0.0)
+      .set("axis", -1);
+}
+
+eagle::io::Json serialize(const Loss& loss) {
+  if (loss.class_name().empty()) {
+    throw UnimplementedError(fmt::format(
+        "Loss '{}' has no Keras class, so it cannot be serialized: compile with a loss's name or "
+        "one of eagle's loss classes",
+        loss.name()));
+  }
+  return eagle::io::Json::object()
+      .set("module", "keras.losses")
+      .set("class_name", loss.class_name())
+      .set("config", loss.get_config())
+      .set("registered_name", nullptr);
+}
+
+std::shared_ptr<Loss> deserialize(const eagle::io::Json& serialized) {
+  if (serialized.is_string()) return get(serialized.as_string());
+  const eagle::io::Json* class_name = serialized.find("class_name");
+  const eagle::io::Json* config = serialized.find("config");
+  if (class_name == nullptr || !class_name->is_string() || config == nullptr ||
+      !config->is_object()) {
+    throw InvalidArgumentError(
+        "A loss's configuration is a name or an object with \"class_name\" and \"config\"");
+  }
+  const std::string& cls = class_name->as_string();
+  bool from_logits = false;
+  std::string reduction = kSumOverBatchSize;
+  const bool crossentropy = cls == "SparseCategoricalCrossentropy" ||
+                            cls == "CategoricalCrossentropy" || cls == "BinaryCrossentropy";
+  for (const auto& [key, value] : config->as_object()) {
+    const auto lacks = [&](const std::string& setting) {
+      throw UnimplementedError(fmt::format("{}: eagle's loss does not support {}", cls, setting));
+    };
+    if (key == "name") continue;
+    if (key == "reduction" && value.is_string()) {
+      reduction = value.as_string();
+    } else if (key == "from_logits" && crossentropy && value.is_bool()) {
+      from_logits = value.as_bool();
+    } else if (key == "label_smoothing" && cls != "SparseCategoricalCrossentropy" && crossentropy &&
+               value.is_number()) {
+      if (value.as_number() != 0) lacks(fmt::format("label_smoothing={}", value.dump()));
+    } else if (key == "axis" && cls != "SparseCategoricalCrossentropy" && crossentropy &&
+               value.is_integer()) {
+      if (value.as_integer() != -1) lacks(fmt::format("axis={}", value.as_integer()));
+    } else if (key == "ignore_class" && cls == "SparseCategoricalCrossentropy") {
+      if (!value.is_null()) lacks(fmt::format("ignore_class={}", value.dump()));
+    } else {
+      throw InvalidArgumentError(
+          fmt::format("{}.__init__() got an unexpected keyword argument '{}'", cls, key));
+    }
+  }
+  if (cls == "SparseCategoricalCrossentropy") {
+    return std::make_shared<SparseCategoricalCrossentropy>(from_logits, reduction);
+  }
+  if (cls == "CategoricalCrossentropy") {
+    return std::make_shared<CategoricalCrossentropy>(from_logits, reduction);
+  }
+  if (cls == "BinaryCrossentropy") {
+    return std::make_shared<BinaryCrossentropy>(from_logits, reduction);
+  }
+  if (cls == "MeanSquaredError") return std::make_shared<MeanSquaredError>(reduction);
+  if (cls == "MeanAbsoluteError") return std::make_shared<MeanAbsoluteError>(reduction);
+  throw UnimplementedError(fmt::format(
+      "Could not locate class '{}'. eagle's losses are SparseCategoricalCrossentropy, "
+      "CategoricalCrossentropy, BinaryCrossentropy, MeanSquaredError and MeanAbsoluteError",
+      cls));
+}
+
+}  // namespace eagle::keras::losses

@@ -156,7 +156,70 @@ void MeanMetricWrapper::update_state(const Tensor& y_true, const Tensor& y_pred)
 BinaryAccuracy::BinaryAccuracy(std::string name, double threshold)
     : MeanMetricWrapper([threshold](const Tensor& t,
                                     const Tensor& p) { return binary_accuracy(t, p, threshold); },
-                        std::move(name)) {}
+                        std::move(name)),
+      threshold_(threshold) {}
+
+eagle::io::Json Metric::get_config() const {
+  return eagle::io::Json::object().set("name", name_).set("dtype", "float32");
+}
+
+eagle::io::Json BinaryAccuracy::get_config() const {
+  return Metric::get_config().set("threshold", threshold_);
+}
+
+eagle::io::Json serialize(const Metric& metric) {
+  if (metric.class_name().empty()) {
+    throw UnimplementedError(fmt::format(
+        "Metric '{}' has no Keras class, so it cannot be serialized: compile with a metric's "
+        "name or one of Mean, SparseCategoricalAccuracy, CategoricalAccuracy, BinaryAccuracy",
+        metric.name()));
+  }
+  return eagle::io::Json::object()
+      .set("module", "keras.metrics")
+      .set("class_name", metric.class_name())
+      .set("config", metric.get_config())
+      .set("registered_name", nullptr);
+}
+
+std::shared_ptr<Metric> deserialize(const eagle::io::Json& serialized) {
+  const eagle::io::Json* class_name = serialized.find("class_name");
+  const eagle::io::Json* config = serialized.find("config");
+  if (class_name == nullptr || !class_name->is_string() || config == nullptr ||
+      !config->is_object()) {
+    throw InvalidArgumentError(
+        "A metric's configuration is an object with \"class_name\" and \"config\"");
+  }
+  const std::string& cls = class_name->as_string();
+  std::string name;
+  double threshold = 0.5;
+  for (const auto& [key, value] : config->as_object()) {
+    if (key == "name" && value.is_string()) {
+      name = value.as_string();
+    } else if (key == "dtype" &&
+               (value.is_null() || (value.is_string() && value.as_string() == "float32"))) {
+    } else if (key == "threshold" && cls == "BinaryAccuracy" && value.is_number()) {
+      threshold = value.as_number();
+    } else {
+      throw InvalidArgumentError(fmt::format(
+          "{}'s configuration: '{}' is not an argument eagle's {} takes as given", cls, key, cls));
+    }
+  }
+  const auto named = [&](const char* fallback) { return name.empty() ? fallback : name; };
+  if (cls == "Mean") return std::make_shared<Mean>(named("mean"));
+  if (cls == "SparseCategoricalAccuracy") {
+    return std::make_shared<SparseCategoricalAccuracy>(named("sparse_categorical_accuracy"));
+  }
+  if (cls == "CategoricalAccuracy") {
+    return std::make_shared<CategoricalAccuracy>(named("categorical_accuracy"));
+  }
+  if (cls == "BinaryAccuracy") {
+    return std::make_shared<BinaryAccuracy>(named("binary_accuracy"), threshold);
+  }
+  throw UnimplementedError(fmt::format(
+      "Could not locate class '{}'. eagle's metric classes are Mean, SparseCategoricalAccuracy, "
+      "CategoricalAccuracy and BinaryAccuracy",
+      cls));
+}
 
 namespace {
 MeanMetricWrapper::Fn by_name(const std::string& name) {

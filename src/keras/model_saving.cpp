@@ -21,6 +21,7 @@
 #include "io/keras_weights_file.hpp"
 #include "io/zip_archive.hpp"
 #include "keras/model_weights.hpp"
+#include "runtime/log_sink.hpp"
 
 // Note [Keras 3 .keras files]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -41,7 +42,10 @@
 // its layers have and refuses, naming them, the classes, activations and settings it lacks
 // (channels_first, constraints, ...), rather than build a model that computes
 // something else; initializers are not read (the weights replace them) and written as Keras's
-// defaults. The optimizer and compile() settings are neither saved nor loaded.
+// defaults. A compiled model's config.json also holds "compile_config" (the optimizer, loss and
+// metrics serialized, Trainer::get_compile_config) and its model.weights.h5 the optimizer's
+// variables: load_model compiles the model from it and restores the optimizer's state, so
+// training resumes where it stopped.
 
 namespace eagle::keras {
 namespace {
@@ -290,7 +294,10 @@ void Sequential::save(const std::string& filepath) const {
         "by calling `build()` or by calling the model on a batch of data.",
         name(), filepath));
   }
-  const Json config = model_config(*this);
+  Json config = model_config(*this);
+  if (std::optional<Json> compile_config = get_compile_config()) {
+    config.set("compile_config", std::move(*compile_config));
+  }
   const Json metadata = Json::object()
                             .set("keras_version", "3.0.0")
                             .set("date_saved", now_text())
@@ -352,6 +359,21 @@ std::unique_ptr<Sequential> load_model(const std::string& filepath) {
         "{}: config.json gives no input shape (no InputLayer or build_input_shape), so the "
         "model cannot be built to take its weights",
         filepath));
+  }
+  // Keras (deserialize_keras_object) compiles the model from compile_config before its weights
+  // load, so that the optimizer is built to take its variables. A config eagle cannot apply (a
+  // loss of another library, loss_weights) leaves the model uncompiled with a warning rather than
+  // failing the load: the weights are what the file is for.
+  if (const Json* compile_config = root.find("compile_config");
+      compile_config != nullptr && !compile_config->is_null()) {
+    try {
+      model->compile_from_config(*compile_config);
+    } catch (const Error& e) {
+      runtime::emit_log(debugging::LogLevel::kWarning,
+                        fmt::format("{}: the model is loaded uncompiled: its compile_config "
+                                    "cannot be applied: {}",
+                                    filepath, e.what()));
+    }
   }
   const std::string inside = filepath + "/model.weights.h5";  // for messages
   TempDir dir;

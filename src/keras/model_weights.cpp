@@ -84,7 +84,7 @@ std::vector<WeightGroup> groups_of(const Model& model) {
 // otherwise warns and skips them; a file without the group counts as 0 variables. Unlike Keras,
 // an optimizer not built yet is first built over the model's trainable variables, as fit would
 // build it, so that a state saved after training loads before the first step (docs/guide.md,
-// "Saving and loading").
+// "Keras weights files (.weights.h5)").
 std::vector<std::pair<Variable, Tensor>> optimizer_assignments(
     const Model& model, const std::vector<eagle::io::LayerWeights>& loaded,
     const std::string& filename) {

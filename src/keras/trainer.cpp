@@ -57,26 +57,7 @@ namespace eagle::keras {
 // ---- compile()'s arguments ----------------------------------------------------------------------
 
 std::shared_ptr<optimizers::Optimizer> OptimizerArg::get() const {
-  if (optimizer_) return optimizer_;
-  std::string lower = name_;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "adam") return std::make_shared<optimizers::Adam>();
-  if (lower == "sgd") return std::make_shared<optimizers::SGD>();
-  if (lower == "rmsprop") return std::make_shared<optimizers::RMSprop>();
-  if (lower == "adagrad") return std::make_shared<optimizers::Adagrad>();
-  if (lower == "adamw") return std::make_shared<optimizers::AdamW>();
-  if (lower == "adamax") return std::make_shared<optimizers::Adamax>();
-  if (lower == "nadam") return std::make_shared<optimizers::Nadam>();
-  if (lower == "adadelta") return std::make_shared<optimizers::Adadelta>();
-  if (lower == "lion") return std::make_shared<optimizers::Lion>();
-  if (lower == "lamb") return std::make_shared<optimizers::Lamb>();
-  throw InvalidArgumentError(fmt::format(
-      "Unknown optimizer: '{}'. Please ensure you are using a `keras.utils.custom_object_scope` "
-      "and that this object is included in the scope. See "
-      "https://www.tensorflow.org/guide/keras/save_and_serialize"
-      "#registering_the_custom_object for details.",
-      name_));
+  return optimizer_ ? optimizer_ : optimizers::get(name_);
 }
 
 std::shared_ptr<losses::Loss> LossArg::get() const { return loss_ ? loss_ : losses::get(name_); }
@@ -236,8 +217,79 @@ void Trainer::compile(OptimizerArg optimizer, LossArg loss, std::vector<MetricAr
   auto resolved_loss = loss.get();
   optimizer_ = std::move(resolved_optimizer);
   loss_ = std::move(resolved_loss);
+  loss_name_ = loss.name();
   metric_args_ = std::move(metrics);
   metrics_.clear();
+}
+
+std::optional<eagle::io::Json> Trainer::get_compile_config() const {
+  if (!compiled()) return std::nullopt;
+  eagle::io::Json metric_list;
+  if (!metric_args_.empty()) {
+    metric_list = eagle::io::Json::array();
+    for (const MetricArg& m : metric_args_) {
+      metric_list.push_back(m.metric() ? metrics::serialize(*m.metric())
+                                       : eagle::io::Json(m.name()));
+    }
+  }
+  return eagle::io::Json::object()
+      .set("optimizer", optimizers::serialize(*optimizer_))
+      .set("loss", loss_name_.empty() ? losses::serialize(*loss_) : eagle::io::Json(loss_name_))
+      .set("loss_weights", nullptr)
+      .set("metrics", std::move(metric_list))
+      .set("weighted_metrics", nullptr)
+      .set("run_eagerly", false)
+      .set("steps_per_execution", 1)
+      .set("jit_compile", false);
+}
+
+void Trainer::compile_from_config(const eagle::io::Json& config) {
+  if (!config.is_object()) {
+    throw InvalidArgumentError(
+        fmt::format("A compile config is an object, not {}", config.type_name()));
+  }
+  const eagle::io::Json* optimizer = config.find("optimizer");
+  const eagle::io::Json* loss = config.find("loss");
+  if (loss == nullptr || loss->is_null()) {
+    throw UnimplementedError(
+        "The compile config has no loss: eagle's compile needs one (a model that overrides "
+        "compute_loss is compiled by hand)");
+  }
+  std::vector<MetricArg> metric_args;
+  for (const auto& [key, value] : config.as_object()) {
+    if (key == "optimizer" || key == "loss" || key == "run_eagerly" ||
+        key == "steps_per_execution" || key == "jit_compile" || key == "auto_scale_loss") {
+      continue;
+    }
+    if (key == "metrics") {
+      if (value.is_null()) continue;
+      if (!value.is_array()) {
+        throw InvalidArgumentError("The compile config's metrics must be a list");
+      }
+      for (const eagle::io::Json& m : value.as_array()) {
+        if (m.is_string()) {
+          metric_args.emplace_back(m.as_string());
+        } else {
+          metric_args.emplace_back(metrics::deserialize(m));
+        }
+      }
+    } else if (key == "loss_weights" || key == "weighted_metrics") {
+      if (!value.is_null()) {
+        throw UnimplementedError(
+            fmt::format("The compile config sets {}, which eagle's compile does not take", key));
+      }
+    } else {
+      throw InvalidArgumentError(
+          fmt::format("compile() got an unexpected keyword argument '{}'", key));
+    }
+  }
+  std::shared_ptr<optimizers::Optimizer> resolved = optimizer == nullptr || optimizer->is_null()
+                                                        ? optimizers::get("rmsprop")
+                                                        : optimizers::deserialize(*optimizer);
+  LossArg loss_arg =
+      loss->is_string() ? LossArg(loss->as_string()) : LossArg(losses::deserialize(*loss));
+  compile(resolved, std::move(loss_arg), std::move(metric_args));
+  if (model().built()) optimizer_->build(model().trainable_variables());
 }
 
 void Trainer::require_compiled() const {

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "eagle/io/json.hpp"
 #include "eagle/tensor.hpp"
 
 namespace eagle::keras::losses {
@@ -28,6 +29,11 @@ class Loss {
   virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
   // Keras's name: "sparse_categorical_crossentropy", "mean_squared_error", ...
   virtual std::string name() const = 0;
+  // Keras's class name ("SparseCategoricalCrossentropy"; "" for a loss of yours, which cannot be
+  // serialized) and get_config(): {"name", "reduction", then the class's own arguments}, as
+  // keras.losses.serialize writes them.
+  virtual std::string class_name() const { return ""; }
+  virtual eagle::io::Json get_config() const;
   const std::string& reduction() const { return reduction_; }
 
  private:
@@ -49,6 +55,8 @@ class SparseCategoricalCrossentropy : public Loss {
       : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "sparse_categorical_crossentropy"; }
+  std::string class_name() const override { return "SparseCategoricalCrossentropy"; }
+  eagle::io::Json get_config() const override;
 
  private:
   bool from_logits_;
@@ -62,6 +70,8 @@ class CategoricalCrossentropy : public Loss {
       : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "categorical_crossentropy"; }
+  std::string class_name() const override { return "CategoricalCrossentropy"; }
+  eagle::io::Json get_config() const override;
 
  private:
   bool from_logits_;
@@ -76,6 +86,8 @@ class BinaryCrossentropy : public Loss {
       : Loss(std::move(reduction)), from_logits_(from_logits) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "binary_crossentropy"; }
+  std::string class_name() const override { return "BinaryCrossentropy"; }
+  eagle::io::Json get_config() const override;
 
  private:
   bool from_logits_;
@@ -88,6 +100,7 @@ class MeanSquaredError : public Loss {
       : Loss(std::move(reduction)) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "mean_squared_error"; }
+  std::string class_name() const override { return "MeanSquaredError"; }
 };
 
 // mean(|y_pred - y_true|) over the last axis.
@@ -97,12 +110,20 @@ class MeanAbsoluteError : public Loss {
       : Loss(std::move(reduction)) {}
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string name() const override { return "mean_absolute_error"; }
+  std::string class_name() const override { return "MeanAbsoluteError"; }
 };
 
 // By Keras's name: "sparse_categorical_crossentropy", "categorical_crossentropy",
 // "binary_crossentropy", "mse" / "mean_squared_error", "mae" / "mean_absolute_error", or the
 // class names. Another: InvalidArgumentError "Unknown loss function: 'foo'. Please ensure ...".
 std::shared_ptr<Loss> get(const std::string& name);
+// keras.losses.serialize: {"module": "keras.losses", "class_name", "config": get_config(),
+// "registered_name": null}.
+eagle::io::Json serialize(const Loss& loss);
+// keras.losses.deserialize: a loss from a name (as get) or such an object. Settings eagle's
+// losses lack (label_smoothing, an axis other than -1, ignore_class) are UnimplementedError, an
+// unknown key or class InvalidArgumentError / UnimplementedError.
+std::shared_ptr<Loss> deserialize(const eagle::io::Json& serialized);
 
 namespace detail {
 // Per-sample crossentropies from logits, through the fused ops

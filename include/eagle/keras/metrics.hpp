@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "eagle/io/json.hpp"
 #include "eagle/tensor.hpp"
 
 namespace eagle::keras::metrics {
@@ -31,6 +32,10 @@ class Metric {
   Metric& operator=(const Metric&) = delete;
   const std::string& name() const { return name_; }
   virtual void update_state(const Tensor& y_true, const Tensor& y_pred) = 0;
+  // Keras's class name ("Mean", "SparseCategoricalAccuracy"), "" for a metric with no Keras
+  // class (a MeanMetricWrapper of a function of yours), and get_config(): {"name", "dtype"}.
+  virtual std::string class_name() const { return ""; }
+  virtual eagle::io::Json get_config() const;
   // The mean so far over every replica's updates (0 before any update, as Keras's div_no_nan).
   double result() const;
   void reset_state();
@@ -56,6 +61,7 @@ class Metric {
 class Mean : public Metric {
  public:
   explicit Mean(std::string name = "mean") : Metric(std::move(name)) {}
+  std::string class_name() const override { return "Mean"; }
   void update_state(double value, double weight = 1.0) { accumulate(value * weight, weight); }
   // Keras's mean.update_state(values): every element of `values` counts once.
   void update_state(const Tensor& values) { update_state(values, Tensor()); }
@@ -78,15 +84,22 @@ class SparseCategoricalAccuracy : public MeanMetricWrapper {
  public:
   explicit SparseCategoricalAccuracy(std::string name = "sparse_categorical_accuracy")
       : MeanMetricWrapper(sparse_categorical_accuracy, std::move(name)) {}
+  std::string class_name() const override { return "SparseCategoricalAccuracy"; }
 };
 class CategoricalAccuracy : public MeanMetricWrapper {
  public:
   explicit CategoricalAccuracy(std::string name = "categorical_accuracy")
       : MeanMetricWrapper(categorical_accuracy, std::move(name)) {}
+  std::string class_name() const override { return "CategoricalAccuracy"; }
 };
 class BinaryAccuracy : public MeanMetricWrapper {
  public:
   explicit BinaryAccuracy(std::string name = "binary_accuracy", double threshold = 0.5);
+  std::string class_name() const override { return "BinaryAccuracy"; }
+  eagle::io::Json get_config() const override;
+
+ private:
+  double threshold_;
 };
 
 // A metric by Keras's name, as compile() resolves it for labels and outputs of these shapes:
@@ -97,5 +110,11 @@ class BinaryAccuracy : public MeanMetricWrapper {
 std::shared_ptr<Metric> get(const std::string& name, const Tensor& y_true, const Tensor& y_pred);
 // Refuses a name get() would refuse (compile() checks its metrics before any data is seen).
 void check_name(const std::string& name);
+// keras.metrics.serialize of a metric object: {"module": "keras.metrics", "class_name",
+// "config", "registered_name": null}; a metric with no Keras class is UnimplementedError.
+eagle::io::Json serialize(const Metric& metric);
+// keras.metrics.deserialize of such an object: Mean and the three accuracies. Another class is
+// UnimplementedError, an unknown key InvalidArgumentError.
+std::shared_ptr<Metric> deserialize(const eagle::io::Json& serialized);
 
 }  // namespace eagle::keras::metrics

@@ -78,9 +78,11 @@ class Sequential : public Model {
   // Keras 3's model.save("m.keras"): a .keras file (a zip of config.json, metadata.json and
   // model.weights.h5; Note [Keras 3 .keras files]) that keras.models.load_model and
   // eagle::keras::models::load_model read. The model must be built, its layers among those
-  // load_model knows, with named activations; the optimizer and compile() settings are not
-  // saved. Another extension than .keras is InvalidArgumentError (Keras's text); without HDF5
-  // in the build, UnimplementedError.
+  // load_model knows, with named activations. A compiled model's file holds its compile()
+  // settings (get_compile_config) and its optimizer's variables, as Keras 3's. Another extension
+  // than .keras is InvalidArgumentError (Keras's text); without HDF5 in the build,
+  // UnimplementedError; a loss, metric or learning-rate function with no Keras class,
+  // UnimplementedError.
   void save(const std::string& filepath) const;
 
  private:
@@ -94,8 +96,10 @@ namespace models {
 // describes, built from its input shape, with the weights of model.weights.h5 (Note [Keras 3
 // .keras files]). Layers: InputLayer, Dense, Conv2D, MaxPooling2D, AveragePooling2D, Flatten,
 // Dropout, BatchNormalization, Activation, with their names, trainable flags and the
-// configuration eagle's layers have; initializers, regularizers and compile settings are not
-// restored (the model comes back uncompiled). Errors name the file: a missing file NotFoundError
+// configuration eagle's layers have, and the kernel and bias regularizers; initializers are not
+// read. With a compile_config the model comes back compiled (compile_from_config) with its
+// optimizer's state; a compile_config eagle cannot apply is a warning and the model comes back
+// uncompiled. Errors name the file: a missing file NotFoundError
 // (Keras's text), one that is not a zip archive or is damaged DataLossError, another model class
 // (a Functional model), an unknown layer class, activation or setting eagle lacks
 // UnimplementedError naming it. Without HDF5 in the build: UnimplementedError.

@@ -49,6 +49,7 @@ class LossArg {
   LossArg(L loss) : loss_(std::make_shared<L>(std::move(loss))) {}         // NOLINT: implicit
   LossArg(std::shared_ptr<losses::Loss> loss) : loss_(std::move(loss)) {}  // NOLINT: implicit
   std::shared_ptr<losses::Loss> get() const;
+  const std::string& name() const { return name_; }  // "" when an object was given
 
  private:
   std::string name_;
@@ -114,6 +115,18 @@ class Trainer {
   bool compiled() const { return loss_ != nullptr; }
   const std::shared_ptr<optimizers::Optimizer>& optimizer() const { return optimizer_; }
   const std::shared_ptr<losses::Loss>& loss() const { return loss_; }
+  // Keras's model.get_compile_config(), what a .keras file keeps of compile(): {"optimizer":
+  // optimizers::serialize(optimizer), "loss": the name given or the loss serialized,
+  // "loss_weights": null, "metrics": the names given or the metrics serialized (null for none),
+  // "weighted_metrics": null, "run_eagerly": false, "steps_per_execution": 1, "jit_compile":
+  // false}; std::nullopt before compile(). An object with no Keras class (a loss, metric or
+  // learning-rate function of yours) is UnimplementedError.
+  std::optional<eagle::io::Json> get_compile_config() const;
+  // Keras's model.compile_from_config: compile() with what such a config describes, then, for a
+  // built model, optimizer.build(trainable_variables()), as Keras. loss_weights and
+  // weighted_metrics (which eagle's compile lacks) are UnimplementedError; run_eagerly,
+  // steps_per_execution and jit_compile do not change what eagle computes and are ignored.
+  void compile_from_config(const eagle::io::Json& config);
 
   // Keras 2's fit: prints `Epoch 1/5` (when epochs > 1) and a bar per epoch, returns the
   // history. Before compile(): RuntimeError, Keras's text.
@@ -188,6 +201,7 @@ class Trainer {
   std::int64_t global_batch_ = 0;  // the batch in progress (compute_loss reads it in replicas)
   std::shared_ptr<optimizers::Optimizer> optimizer_;
   std::shared_ptr<losses::Loss> loss_;
+  std::string loss_name_;  // the name compile() was given, "" for an object
   std::vector<MetricArg> metric_args_;
   std::vector<std::shared_ptr<metrics::Metric>> metrics_;  // built at the first batch
   metrics::Mean loss_tracker_{"loss"};
