@@ -143,6 +143,48 @@ TEST_CASE("a model not built yet takes its weights when it is built") {
   CHECK(values(later->weights()) == values(model->weights()));
 }
 
+TEST_CASE("an unbuilt model's optimizer slots wait for the model, then training goes on") {
+  TempDir dir;
+  auto model = make_model(1, false);
+  auto adam = std::make_shared<eagle::optimizers::Adam>(adam_options());
+  Checkpoint checkpoint({{"model", model}, {"optimizer", adam}});
+  for (int i = 0; i < 3; ++i) step(*model, *adam);
+  const std::string path = checkpoint.save(dir / "ckpt");
+  for (int i = 0; i < 2; ++i) step(*model, *adam);
+  const auto expected = values(model->trainable_variables());
+
+  // A model with no input shape has no weights until its first call: its weights and, with
+  // them, the optimizer's slots of those weights wait (TensorFlow's deferred restoration).
+  auto later = make_model(3, false);
+  auto later_adam = std::make_shared<eagle::optimizers::Adam>(adam_options());
+  Checkpoint restored({{"model", later}, {"optimizer", later_adam}});
+  const auto status = restored.restore(path);
+  CHECK(status.unused_keys.empty());
+  // 4 weights, and each one's 3 slots (momentum, velocity, average).
+  CHECK(status.deferred.size() == 4 + 4 * 3);
+  CHECK(later_adam->iterations() == 3);
+  (*later)(inputs());  // builds: the weights take their values, the slots wait for the step
+  for (int i = 0; i < 2; ++i) step(*later, *later_adam);
+  CHECK(values(later->trainable_variables()) == expected);
+  // Every variable but the int64 counter (checked above): the learning rate, averages, slots.
+  const auto float_state = [](const eagle::optimizers::Optimizer& optimizer) {
+    const std::vector<Variable> all = optimizer.variables();
+    return values(std::vector<Variable>(all.begin() + 1, all.end()));
+  };
+  CHECK(later_adam->iterations() == 5);
+  CHECK(float_state(*later_adam) == float_state(*adam));
+
+  // An optimizer destroyed before the model is built: the weights still come, the slots do not.
+  auto orphan = make_model(4, false);
+  {
+    auto short_lived = std::make_shared<eagle::optimizers::Adam>(adam_options());
+    Checkpoint partial({{"model", orphan}, {"optimizer", short_lived}});
+    partial.restore(path);
+  }
+  (*orphan)(inputs());
+  CHECK_FALSE(orphan->pending_restore());
+}
+
 TEST_CASE("checkpoint errors: missing, truncated, damaged, mismatched, unused values") {
   TempDir dir;
   auto model = make_model(1);

@@ -226,7 +226,20 @@ CheckpointLoadStatus Checkpoint::load(const std::string& save_path, bool with_co
   CheckpointLoadStatus status;
   // Everything is checked and converted before anything is assigned: a mismatch changes nothing.
   std::vector<std::pair<Variable, Tensor>> assignments;
-  std::vector<std::pair<keras::Layer*, std::vector<Tensor>>> deferred_layers;
+  // A layer not built yet takes its values when it is built, and then the optimizers' slots of
+  // its weights take theirs (TensorFlow restores slots of variables created later alike).
+  struct DeferredSlots {
+    std::function<std::shared_ptr<optimizers::Optimizer>()> optimizer;
+    std::size_t weight;  // index in the layer's weights()
+    std::map<std::string, Tensor> values;
+  };
+  struct DeferredLayer {
+    keras::Layer* layer;
+    std::vector<Tensor> values;
+    std::vector<DeferredSlots> slots;
+  };
+  std::vector<DeferredLayer> deferred_layers;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> deferred_owners;  // key -> layer, i
   std::vector<std::tuple<optimizers::Optimizer*, Variable, std::map<std::string, Tensor>>> slots;
   const auto take = [&](const std::string& key) -> const CheckpointEntry* {
     const auto found = entries.find(key);
@@ -267,8 +280,9 @@ CheckpointLoadStatus Checkpoint::load(const std::string& save_path, bool with_co
         for (std::size_t i = 0; const CheckpointEntry* e = take(weight_key(name, i)); ++i) {
           values.push_back(tensor_of(*e));
           status.deferred.push_back(weight_key(name, i));
+          deferred_owners.emplace(weight_key(name, i), std::make_pair(deferred_layers.size(), i));
         }
-        if (!values.empty()) deferred_layers.emplace_back(layer, std::move(values));
+        if (!values.empty()) deferred_layers.push_back(DeferredLayer{layer, std::move(values), {}});
       }
     }
   }
@@ -292,15 +306,27 @@ CheckpointLoadStatus Checkpoint::load(const std::string& save_path, bool with_co
     // Slots: "<name>/slots/<owner key>/<slot>", the owner key itself holding '/'.
     const std::string prefix = name + "/slots/";
     std::map<std::string, std::map<std::string, Tensor>> by_owner;
+    std::map<std::string, std::map<std::string, Tensor>> by_deferred_owner;
     for (const auto& [key, e] : entries) {
       if (key.rfind(prefix, 0) != 0) continue;
       const std::string rest = key.substr(prefix.size());
       const auto slash = rest.rfind('/');
       if (slash == std::string::npos) continue;
       const std::string owner = rest.substr(0, slash);
-      if (by_key.count(owner) == 0) continue;  // its variable does not exist yet: unused
+      if (by_key.count(owner) != 0) {
+        by_owner[owner][rest.substr(slash + 1)] = tensor_of(e);
+      } else if (deferred_owners.count(owner) != 0) {
+        by_deferred_owner[owner][rest.substr(slash + 1)] = tensor_of(e);
+        status.deferred.push_back(key);
+      } else {
+        continue;  // no tracked variable has this key: unused
+      }
       used.insert(key);
-      by_owner[owner][rest.substr(slash + 1)] = tensor_of(e);
+    }
+    for (auto& [owner, values] : by_deferred_owner) {
+      const auto [layer_index, weight] = deferred_owners.at(owner);
+      deferred_layers[layer_index].slots.push_back(
+          DeferredSlots{object.optimizer_later(), weight, std::move(values)});
     }
     for (auto& [owner, values] : by_owner) {
       const Variable& variable = by_key.at(owner);
@@ -323,7 +349,20 @@ CheckpointLoadStatus Checkpoint::load(const std::string& save_path, bool with_co
     if (used.count(key) == 0) status.unused_keys.push_back(key);
   }
   for (const auto& [variable, value] : assignments) variable.assign(value);
-  for (auto& [layer, values] : deferred_layers) layer->restore_when_built(std::move(values));
+  for (DeferredLayer& deferred : deferred_layers) {
+    std::function<void(const std::vector<Variable>&)> then;
+    if (!deferred.slots.empty()) {
+      then = [slots = std::move(deferred.slots)](const std::vector<Variable>& weights) {
+        for (const DeferredSlots& s : slots) {
+          const std::shared_ptr<optimizers::Optimizer> optimizer = s.optimizer();
+          if (optimizer && s.weight < weights.size()) {
+            optimizer->restore_slots(weights[s.weight], s.values);
+          }
+        }
+      };
+    }
+    deferred.layer->restore_when_built(std::move(deferred.values), std::move(then));
+  }
   for (auto& [optimizer, variable, values] : slots) optimizer->restore_slots(variable, values);
   // Layers restored now, optimizer slots restored now: no longer deferred.
   status.deferred.erase(

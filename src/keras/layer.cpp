@@ -40,17 +40,23 @@ void Layer::set_built() {
   built_ = true;
   if (!pending_weights_.empty() && weights().size() == pending_weights_.size()) {
     std::vector<Tensor> values = std::move(pending_weights_);
+    std::function<void(const std::vector<Variable>&)> then = std::move(pending_then_);
     pending_weights_.clear();
+    pending_then_ = nullptr;
     set_weights(values);
+    if (then) then(weights());
   }
 }
 
-void Layer::restore_when_built(std::vector<Tensor> values) {
+void Layer::restore_when_built(std::vector<Tensor> values,
+                               std::function<void(const std::vector<Variable>&)> then) {
   if (built_ && weights().size() == values.size()) {
     set_weights(values);
+    if (then) then(weights());
     return;
   }
   pending_weights_ = std::move(values);
+  pending_then_ = std::move(then);
 }
 
 eagle::io::Json Layer::get_config() const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -96,7 +97,10 @@ class Layer {
   // A checkpoint's values for weights(): set now when the layer is built, else when it is
   // (TensorFlow's deferred restoration of a model not yet built). pending_restore() is true while
   // values wait.
-  void restore_when_built(std::vector<Tensor> values);
+  // `then`, when given, runs with the weights just after they take the values (a checkpoint
+  // restores the optimizer's slots of those weights with it).
+  void restore_when_built(std::vector<Tensor> values,
+                          std::function<void(const std::vector<Variable>&)> then = nullptr);
   bool pending_restore() const { return !pending_weights_.empty(); }
 
  protected:
@@ -140,6 +144,7 @@ class Layer {
   std::vector<bool> weight_trainable_;
   std::vector<std::shared_ptr<const regularizers::Regularizer>> weight_regularizers_;
   std::vector<Tensor> pending_weights_;
+  std::function<void(const std::vector<Variable>&)> pending_then_;
 };
 
 }  // namespace eagle::keras

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +36,7 @@ class Trackable {
   template <class O, class = std::enable_if_t<std::is_base_of_v<optimizers::Optimizer, O>>,
             class = void>
   Trackable(const std::shared_ptr<O>& optimizer)  // NOLINT: implicit by design
-      : optimizer_(optimizer.get()) {}
+      : optimizer_(optimizer.get()), shared_optimizer_(optimizer), from_shared_(true) {}
   template <class O, class = std::enable_if_t<std::is_base_of_v<optimizers::Optimizer, O>>,
             class = void>
   Trackable(const std::unique_ptr<O>& optimizer)  // NOLINT: implicit by design
@@ -44,11 +45,22 @@ class Trackable {
   const Variable& variable() const { return variable_; }
   keras::Layer* layer() const { return layer_; }
   optimizers::Optimizer* optimizer() const { return optimizer_; }
+  // The optimizer as a deferred restoration reaches it later: through a weak reference when it
+  // was given as a shared_ptr (null once it is gone), else the object itself, which must then
+  // outlive the restoration.
+  std::function<std::shared_ptr<optimizers::Optimizer>()> optimizer_later() const {
+    if (from_shared_) return [weak = shared_optimizer_] { return weak.lock(); };
+    return [raw = optimizer_] {
+      return std::shared_ptr<optimizers::Optimizer>(std::shared_ptr<void>(), raw);  // not owning
+    };
+  }
 
  private:
   Variable variable_;
   keras::Layer* layer_ = nullptr;
   optimizers::Optimizer* optimizer_ = nullptr;
+  std::weak_ptr<optimizers::Optimizer> shared_optimizer_;
+  bool from_shared_ = false;
 };
 
 // What restore() matched (TensorFlow's CheckpointLoadStatus).
