@@ -2,6 +2,8 @@
 // MirroredStrategy" and "Towers and asynchronous training").
 #pragma once
 
+#include "eagle/distribute/cluster_resolver.hpp"
+#include "eagle/distribute/cluster_spec.hpp"
 #include "eagle/distribute/compute_average_loss.hpp"
 #include "eagle/distribute/cross_device_ops.hpp"
 #include "eagle/distribute/mirrored_strategy.hpp"

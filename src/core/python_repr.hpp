@@ -10,6 +10,20 @@
 
 namespace eagle::detail {
 
+// Python's repr of a str: 'text', in double quotes when it holds a single quote and no double
+// quote, backslashes and the quote escaped.
+inline std::string str_repr(const std::string& text) {
+  const bool double_quoted =
+      text.find('\'') != std::string::npos && text.find('"') == std::string::npos;
+  const char quote = double_quoted ? '"' : '\'';
+  std::string out(1, quote);
+  for (char c : text) {
+    if (c == '\\' || c == quote) out += '\\';
+    out += c;
+  }
+  return out + quote;
+}
+
 // Python's repr of a tuple of strings: ('a', 'b'), and ('a',) for one.
 inline std::string tuple_repr(const std::vector<std::string>& items) {
   std::string out = "(";
