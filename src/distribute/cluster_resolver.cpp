@@ -34,11 +34,13 @@ io::Json load_tf_config() {
   return parsed;
 }
 
+// A field of TF_CONFIG's "task": a pointer into `tf_config`, which must outlive it.
 const io::Json* task_field(const io::Json& tf_config, const char* key) {
   const io::Json* task = tf_config.find("task");
   if (task == nullptr || !task->is_object()) return nullptr;
   return task->find(key);
 }
+const io::Json* task_field(const io::Json&& temporary, const char* key) = delete;
 
 }  // namespace
 
@@ -90,7 +92,8 @@ ClusterSpec TFConfigClusterResolver::cluster_spec() const {
 
 std::optional<std::string> TFConfigClusterResolver::task_type() const {
   if (task_type_) return task_type_;
-  const io::Json* type = task_field(load_tf_config(), "type");
+  const io::Json tf_config = load_tf_config();  // task_field points into it
+  const io::Json* type = task_field(tf_config, "type");
   if (type == nullptr) return std::nullopt;
   // TensorFlow's str(task["type"]).
   return type->is_string() ? type->as_string() : type->dump();
@@ -98,7 +101,8 @@ std::optional<std::string> TFConfigClusterResolver::task_type() const {
 
 std::optional<std::int64_t> TFConfigClusterResolver::task_id() const {
   if (task_id_) return task_id_;
-  const io::Json* index = task_field(load_tf_config(), "index");
+  const io::Json tf_config = load_tf_config();  // task_field points into it
+  const io::Json* index = task_field(tf_config, "index");
   if (index == nullptr) return std::nullopt;
   // TensorFlow's int(task["index"]): a number, or a string of one.
   if (index->is_integer()) return index->as_integer();
