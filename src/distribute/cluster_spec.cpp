@@ -33,15 +33,19 @@ std::int64_t parse_index(const std::string& key) {
       fmt::format("invalid literal for int() with base 10: {}", str_repr(key)));
 }
 
+// TensorFlow's as_dict rule: a job whose indices are 0..n-1 is a list (an empty job is {}).
+bool is_dense(const ClusterSpec::Tasks& tasks) {
+  return !tasks.empty() && tasks.rbegin()->first + 1 == static_cast<std::int64_t>(tasks.size());
+}
+
 std::string tasks_repr(const ClusterSpec::Tasks& tasks) {
-  const bool dense =
-      tasks.empty() || tasks.rbegin()->first + 1 == static_cast<std::int64_t>(tasks.size());
+  const bool dense = is_dense(tasks);
   std::string out;
   for (const auto& [index, address] : tasks) {
     if (!out.empty()) out += ", ";
     out += dense ? str_repr(address) : fmt::format("{}: {}", index, str_repr(address));
   }
-  return dense && !tasks.empty() ? "[" + out + "]" : "{" + out + "}";
+  return dense ? "[" + out + "]" : "{" + out + "}";
 }
 
 }  // namespace
@@ -159,8 +163,7 @@ std::vector<std::optional<std::string>> ClusterSpec::job_tasks(const std::string
 io::Json ClusterSpec::as_dict() const {
   io::Json out = io::Json::object();
   for (const auto& [name, tasks] : jobs_) {
-    const bool dense =
-        !tasks.empty() && tasks.rbegin()->first + 1 == static_cast<std::int64_t>(tasks.size());
+    const bool dense = is_dense(tasks);
     io::Json job = dense ? io::Json::array() : io::Json::object();
     for (const auto& [index, address] : tasks) {
       if (dense) {
