@@ -57,3 +57,23 @@ endif()
 # The environment of the tests and samples launched with mpiexec: Open MPI's out-of-band and TCP
 # traffic on the loopback interface only, never the machine's other addresses.
 set(EAGLE_MPI_LOOPBACK_ENV "OMPI_MCA_oob_tcp_if_include=lo;OMPI_MCA_btl_tcp_if_include=lo")
+
+# gRPC and protobuf (Debian libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev), optional:
+# the cluster runtime (eagle::distribute::Server, remote devices; docs/design.md, "Dependencies
+# and why"). Without them the build still works and a Server's constructor raises
+# UnimplementedError.
+if(NOT DEFINED EAGLE_GRPC OR EAGLE_GRPC)
+  find_package(Protobuf QUIET)
+  find_package(gRPC CONFIG QUIET)
+endif()
+if(Protobuf_FOUND AND Protobuf_PROTOC_EXECUTABLE AND gRPC_FOUND AND TARGET gRPC::grpc_cpp_plugin)
+  set(eagle_grpc_found ON)
+else()
+  set(eagle_grpc_found OFF)
+endif()
+option(EAGLE_GRPC "Run clusters of tasks (servers, remote devices) over gRPC (when found)"
+       ${eagle_grpc_found})
+if(EAGLE_GRPC AND NOT eagle_grpc_found)
+  message(FATAL_ERROR "EAGLE_GRPC=ON but gRPC or protobuf was not found (Debian: libgrpc++-dev, "
+                      "protobuf-compiler-grpc, libprotobuf-dev, protobuf-compiler)")
+endif()

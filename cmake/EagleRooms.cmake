@@ -15,7 +15,7 @@
 
 set(EAGLE_ROOMS
   core opdefs memory random initializers runtime kernels cpu simulated cuda portable backends ops
-  autodiff variables optimizers io data distribute keras)
+  autodiff variables optimizers io data cluster distribute keras)
 # The backends live side by side in src/backends/<room>/ (Note [Backend registry]); "backends" is
 # the composition root, src/backends/registry.cpp.
 set(EAGLE_BACKEND_ROOMS cpu simulated cuda portable)
@@ -54,8 +54,10 @@ set(eagle_room_io_PRIVATE data)
 set(eagle_room_data_PUBLIC runtime)
 set(eagle_room_data_PRIVATE io)
 # Floor 6: distribution (Note [One distribution interface]) and Keras.
+# The cluster runtime (servers, the transport: Note [Cluster transport]) under the strategies.
+set(eagle_room_cluster_PRIVATE core runtime)
 set(eagle_room_distribute_PUBLIC variables)
-set(eagle_room_distribute_PRIVATE core cuda data runtime)
+set(eagle_room_distribute_PRIVATE cluster core cuda data runtime)
 set(eagle_room_keras_PUBLIC io)
 set(eagle_room_keras_PRIVATE core runtime)
 

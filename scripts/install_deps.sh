@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(cmake g++ ninja-build libxtensor-dev xtl-dev libxsimd-dev libopenblas-dev libfmt-dev
           catch2 libbenchmark-dev
           libdnnl-dev libhdf5-dev dataset-fashion-mnist zlib1g-dev
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin
+          libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler)
 if [[ "${1:-}" == "--fuzz" ]]; then packages+=(clang libclang-rt-dev); fi
 packages+=(valgrind qemu-user)  # the deterministic checks of scripts/test.sh
 packages+=(python3)  # tests/tools/doc_blocks.py: the docs' C++ blocks become tests
