@@ -9,6 +9,7 @@
 #include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/distribute/parameter_server_training.hpp"
 #include "eagle/distribute/per_replica.hpp"
+#include "eagle/distribute/server.hpp"
 #include "eagle/distribute/strategy.hpp"
 // Several processes (mpiexec): MultiWorkerMirroredStrategy.
 #include "eagle/distribute/multi_worker_mirrored_strategy.hpp"
