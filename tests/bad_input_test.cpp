@@ -123,8 +123,8 @@ TEST_CASE("a DType value outside the enumerators is refused, not used as a table
   CHECK_ERROR(eagle::random_normal({2}, 0, 1, static_cast<DType>(200), 1),
               eagle::InvalidArgumentError,
               "DType value 200 is not a valid eagle::DType [Op:RandomStandardNormal]");
-  CHECK_ERROR(eagle::constant({1.0}, std::nullopt, static_cast<DType>(7)),
-              eagle::InvalidArgumentError, "DType value 7 is not a valid eagle::DType [Op:Const]");
+  CHECK_ERROR(eagle::constant({1.0}, std::nullopt, static_cast<DType>(8)),
+              eagle::InvalidArgumentError, "DType value 8 is not a valid eagle::DType [Op:Const]");
   const Tensor x = eagle::constant({1.0, 2.0});
   CHECK_ERROR(eagle::cast(x, bad), eagle::InvalidArgumentError,
               "DType value 9 is not a valid eagle::DType [Op:Cast]");

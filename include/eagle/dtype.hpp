@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -20,8 +21,11 @@ enum class DType : std::uint8_t {
   kBool,
   kFloat16,
   kBFloat16,
+  // Byte strings (TensorFlow's tf.string), each element a std::string; CPU only, never a number
+  // (Note [String tensors] in runtime/tensor_impl.cpp).
+  kString,
 };
-inline constexpr int kNumDTypes = 7;
+inline constexpr int kNumDTypes = 8;
 
 // Convenience constants in libtorch's spelling (torch::kFloat32): they never collide with type
 // names such as C++23's std::float16_t, and eagle::float16 stays the storage type.
@@ -32,6 +36,7 @@ inline constexpr DType kInt64 = DType::kInt64;
 inline constexpr DType kBool = DType::kBool;
 inline constexpr DType kFloat16 = DType::kFloat16;
 inline constexpr DType kBFloat16 = DType::kBFloat16;
+inline constexpr DType kString = DType::kString;  // not eagle::string: std::string is everywhere
 
 // TensorFlow's spelling: eagle::float32 reads like tf.float32.
 inline constexpr DType float32 = DType::kFloat32;
@@ -43,7 +48,7 @@ inline constexpr DType int64 = DType::kInt64;
 [[deprecated("use eagle::kFloat16")]] inline constexpr DType float16_t = DType::kFloat16;
 [[deprecated("use eagle::kBFloat16")]] inline constexpr DType bfloat16_t = DType::kBFloat16;
 
-// NumPy / tf.DType.name spelling: "float32", "int64", "bool", "float16", "bfloat16".
+// NumPy / tf.DType.name spelling: "float32", "int64", "bool", "float16", "bfloat16", "string".
 std::string_view dtype_name(DType dtype);
 // TensorFlow's DataTypeString spelling used inside runtime messages: "float", "double", "half".
 std::string_view dtype_runtime_name(DType dtype);
@@ -69,11 +74,18 @@ template <>
 struct dtype_of<float16> : std::integral_constant<DType, DType::kFloat16> {};
 template <>
 struct dtype_of<bfloat16> : std::integral_constant<DType, DType::kBFloat16> {};
+template <>
+struct dtype_of<std::string> : std::integral_constant<DType, DType::kString> {};
 
 template <class T>
 inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
+// InvalidArgumentError: `what` (an op, a routine) works on numbers and booleans, not strings.
+[[noreturn]] void throw_string_not_supported(std::string_view what);
+
 // Calls fn(T{}) with T the C++ type of dtype: the one switch every type-generic routine uses.
+// Numbers and booleans only: for kString it throws (throw_string_not_supported), so a numeric
+// routine never treats a string's bytes as values.
 template <class Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
   switch (dtype) {
@@ -89,6 +101,8 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
       return fn(bool{});
     case DType::kFloat16:
       return fn(float16{});
+    case DType::kString:
+      throw_string_not_supported("This numeric routine");
     case DType::kBFloat16:
       break;
   }

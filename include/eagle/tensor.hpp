@@ -138,5 +138,10 @@ template <>
 std::vector<bool> Tensor::to_vector<bool>() const;
 template <>
 bool Tensor::item<bool>() const;
+// String tensors (kString): each element a std::string.
+template <>
+std::vector<std::string> Tensor::to_vector<std::string>() const;
+template <>
+std::string Tensor::item<std::string>() const;
 
 }  // namespace eagle

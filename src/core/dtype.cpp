@@ -1,6 +1,9 @@
 #include "eagle/dtype.hpp"
 
 #include <ostream>
+#include <string>
+
+#include "eagle/errors.hpp"
 
 namespace eagle {
 
@@ -18,6 +21,8 @@ std::string_view dtype_name(DType dtype) {
       return "bool";
     case DType::kFloat16:
       return "float16";
+    case DType::kString:
+      return "string";
     case DType::kBFloat16:
       break;
   }
@@ -38,7 +43,12 @@ std::string_view dtype_runtime_name(DType dtype) {
 }
 
 std::size_t dtype_size(DType dtype) {
+  if (dtype == DType::kString) return sizeof(std::string);
   return visit_dtype(dtype, [](auto v) { return sizeof(v); });
+}
+
+void throw_string_not_supported(std::string_view what) {
+  throw InvalidArgumentError(std::string(what) + " does not take string tensors");
 }
 
 bool is_floating(DType dtype) {

@@ -67,4 +67,20 @@ bool Tensor::item<bool>() const {
   return value != 0;
 }
 
+// Strings are objects, not bytes (Note [String tensors]): copied one by one, on the CPU.
+template <>
+std::vector<std::string> Tensor::to_vector<std::string>() const {
+  check_element_type(DType::kString);
+  const runtime::TensorImpl& impl = checked(impl_);
+  const auto* strings = impl.data<const std::string>();
+  return std::vector<std::string>(strings, strings + num_elements());
+}
+
+template <>
+std::string Tensor::item<std::string>() const {
+  check_element_type(DType::kString);
+  check_single_element();
+  return *checked(impl_).data<const std::string>();
+}
+
 }  // namespace eagle

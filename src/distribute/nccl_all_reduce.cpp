@@ -144,6 +144,7 @@ cuda::NcclDataType nccl_dtype(DType dtype) {
     case DType::kInt64:
       return cuda::kNcclInt64;
     case DType::kBool:
+    case DType::kString:
       break;
   }
   throw InvalidArgumentError(fmt::format(

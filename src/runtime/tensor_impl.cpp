@@ -3,7 +3,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "eagle/errors.hpp"
 #include "runtime/handle_pool.hpp"
@@ -28,7 +31,31 @@ std::uint64_t next_tensor_id() {
   return ids.next++;
 }
 
+// Note [String tensors]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A string tensor (DType::kString, TensorFlow's tf.string) holds one std::string per element in
+// its storage: Storage constructs them (empty) when it is allocated and destroys them when the
+// last tensor using it dies, so kernels assign elements and never see raw bytes. Only the CPU
+// holds strings (as TensorFlow keeps them in host memory): the op table gives string kernels to
+// the CPU alone (placement then puts a string op under a GPU scope on the CPU, softly, with the
+// usual log line), allocate_tensor refuses another device, and copies are element by element.
+// Numeric routines never see one: visit_dtype throws for kString.
+void Storage::construct_strings() {
+  auto* strings = static_cast<std::string*>(data_);
+  for (std::int64_t i = 0; i < strings_; ++i) new (strings + i) std::string();
+}
+
+void Storage::destroy_strings() noexcept {
+  auto* strings = static_cast<std::string*>(data_);
+  for (std::int64_t i = 0; i < strings_; ++i) strings[i].~basic_string();
+}
+
 std::shared_ptr<TensorImpl> allocate_tensor(Device& device, const Shape& shape, DType dtype) {
+  if (dtype == DType::kString && device.type() != DeviceType::kCPU) {
+    throw InvalidArgumentError(
+        fmt::format("String tensors live in host memory: {} cannot hold one of shape {}",
+                    device.name(), shape.to_string()));
+  }
   // A byte count past PTRDIFF_MAX (the most any allocation can hold) is asked for as exactly that,
   // so the device's allocator refuses it with its out-of-memory error instead of a wrapped-around
   // small size (2^62 float32 elements are 2^64 bytes, which wraps to 0) being handed to a kernel.
@@ -61,7 +88,11 @@ std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device
   const std::size_t bytes = source.bytes();
   if (bytes == 0) return copy;
   Device& from = source.device();
-  if (from.host_accessible() && device.host_accessible()) {
+  if (source.dtype() == DType::kString) {  // both on a CPU (allocate_tensor checked)
+    const auto* in = source.data<const std::string>();
+    auto* out = copy->data<std::string>();
+    for (std::int64_t i = 0; i < source.shape().num_elements(); ++i) out[i] = in[i];
+  } else if (from.host_accessible() && device.host_accessible()) {
     std::memcpy(copy->data(), source.data(), bytes);
   } else if (from.host_accessible()) {
     device.copy_from_host(copy->data(), source.data(), bytes);

@@ -14,14 +14,19 @@
 
 namespace eagle::runtime {
 
-// Bytes owned on one device; returned to the device when the last tensor using them dies.
+// Bytes owned on one device; returned to the device when the last tensor using them dies. A
+// string tensor's bytes hold constructed std::string objects (Note [String tensors]).
 class Storage {
  public:
   Storage(Device& device, std::size_t bytes, const Shape& shape, DType dtype)
       : device_(&device),
         data_(bytes ? device.allocate(bytes, shape, dtype) : nullptr),
-        bytes_(bytes) {}
+        bytes_(bytes),
+        strings_(dtype == DType::kString && data_ ? shape.num_elements() : 0) {
+    construct_strings();
+  }
   ~Storage() {
+    destroy_strings();
     if (data_) device_->deallocate(data_, bytes_);
   }
   Storage(const Storage&) = delete;
@@ -32,9 +37,13 @@ class Storage {
   std::size_t bytes() const { return bytes_; }
 
  private:
+  void construct_strings();
+  void destroy_strings() noexcept;
+
   Device* device_;
   void* data_;
   std::size_t bytes_;
+  std::int64_t strings_;  // the std::string objects constructed in data_
 };
 
 // A process-wide unique id for each new TensorImpl (never reused, never 0).
