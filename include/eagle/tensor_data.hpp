@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +31,14 @@ class TensorData {
   template <class T, class = std::enable_if_t<is_element_type_v<T>>>
   TensorData(T value) : TensorData(make_scalar(value)) {}  // NOLINT: implicit by design
 
+  // One string (dtype string): constant("Hello from server2!").
+  TensorData(const char* value) : TensorData(std::string(value)) {}  // NOLINT: implicit by design
+  TensorData(std::string value)                                      // NOLINT: implicit by design
+      : is_list_(false),
+        kind_(Kind::kString),
+        natural_(DType::kString),
+        string_(std::move(value)) {}
+
   // A list of one element type ({1.0, 2.0}); taken before the general form below because it
   // needs no conversion per element.
   template <class T, class = std::enable_if_t<is_element_type_v<T>>>
@@ -48,8 +57,9 @@ class TensorData {
   // InvalidArgumentError "Can't convert non-rectangular Python sequence to Tensor. ...".
   Shape shape() const;
 
-  // The dtype tf.constant would give: all bool -> bool (bool next to a number is
-  // InvalidArgumentError "Can't convert Python sequence with mixed types to Tensor. ..."); any
+  // The dtype tf.constant would give: all strings -> string, all bool -> bool (bool next to a
+  // number, or a string next to anything else, is InvalidArgumentError "Can't convert Python
+  // sequence with mixed types to Tensor. ..."); any
   // floating value -> float32 (float16 or bfloat16 when every value is one); integers -> int32,
   // or int64 when any value's C++ type is 64-bit or unsigned (an unsigned value above 2^63-1 is
   // InvalidArgumentError); an empty list -> float32.
@@ -59,10 +69,13 @@ class TensorData {
   // (1.5 or 2^40 as int32, NaN as an integer) is InvalidArgumentError
   // "Cannot convert <v> to EagerTensor of dtype <dtype>".
   std::vector<unsigned char> to_bytes(DType dtype) const;
+  // The strings in row-major order; a value that is not a string is InvalidArgumentError
+  // "Cannot convert 1 to EagerTensor of dtype string".
+  std::vector<std::string> to_strings() const;
   std::int64_t num_values() const;
 
  private:
-  enum class Kind : std::uint8_t { kBoolean, kSigned, kUnsigned, kFloating };
+  enum class Kind : std::uint8_t { kBoolean, kSigned, kUnsigned, kFloating, kString };
 
   template <class T>
   static TensorData make_scalar(T value) {
@@ -100,6 +113,7 @@ class TensorData {
   std::int64_t signed_ = 0;  // kSigned and kBoolean
   std::uint64_t unsigned_ = 0;
   double floating_ = 0;
+  std::string string_;  // kString
   std::vector<TensorData> items_;
 };
 

@@ -29,6 +29,10 @@ std::vector<unsigned char> host_bytes(const Tensor& t) {
 }  // namespace detail
 
 std::string format_values(const Tensor& t) {
+  if (t.dtype() == DType::kString) {
+    const std::vector<std::string> strings = t.to_vector<std::string>();
+    return detail::format_string_array(t.shape(), strings.data());
+  }
   return detail::format_array(t.dtype(), t.shape(), detail::host_bytes(t).data());
 }
 

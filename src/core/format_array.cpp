@@ -61,6 +61,8 @@
 
 #include "core/format_array.hpp"
 
+#include "core/python_repr.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -617,6 +619,15 @@ std::string format_array(DType dtype, const Shape& shape, const void* host_data)
   if (shape.num_elements() == 0) return "[]";
   const Layout layout(shape);
   return layout.render(element_texts(dtype, layout, host_data));
+}
+
+std::string format_string_array(const Shape& shape, const std::string* values) {
+  if (shape.rank() == 0) return bytes_repr(values[0]);
+  if (shape.num_elements() == 0) return "[]";
+  const Layout layout(shape);
+  std::vector<std::string> texts;
+  for (std::int64_t i : layout.shown_offsets()) texts.push_back(bytes_repr(values[i]));
+  return layout.render(texts);  // NumPy does not align strings
 }
 
 }  // namespace eagle::detail

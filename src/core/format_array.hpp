@@ -28,6 +28,10 @@ std::string format_array(DType dtype, const Shape& shape, const void* host_data)
 // variable repr shows a 0-d value).
 std::string format_array_repr(DType dtype, const Shape& shape, const void* host_data);
 
+// format_array for strings (dtype string): each element as Python's bytes repr, b'text', not
+// aligned, as str() of a NumPy array of bytes prints them.
+std::string format_string_array(const Shape& shape, const std::string* values);
+
 // A tensor's values copied to the host in the layout format_array reads.
 std::vector<unsigned char> host_bytes(const Tensor& t);
 

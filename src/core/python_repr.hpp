@@ -24,6 +24,34 @@ inline std::string str_repr(const std::string& text) {
   return out + quote;
 }
 
+// Python's repr of a bytes object: b'text', quoted as str_repr, with \t \n \r and \xNN for
+// the bytes that are not printable ASCII (how TensorFlow prints a string tensor's elements).
+inline std::string bytes_repr(const std::string& bytes) {
+  const bool double_quoted =
+      bytes.find('\'') != std::string::npos && bytes.find('"') == std::string::npos;
+  const char quote = double_quoted ? '"' : '\'';
+  std::string out = "b";
+  out += quote;
+  for (char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
 // Python's repr of a tuple of strings: ('a', 'b'), and ('a',) for one.
 inline std::string tuple_repr(const std::vector<std::string>& items) {
   std::string out = "(";

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/python_repr.hpp"
 #include "eagle/errors.hpp"
 
 namespace eagle {
@@ -68,8 +69,12 @@ std::int64_t TensorData::num_values() const {
 
 DType TensorData::inferred_dtype() const {
   bool any_bool = false, any_number = false, any_floating = false, any_int64 = false;
-  bool all_float16 = true, all_bfloat16 = true;
+  bool any_string = false, all_float16 = true, all_bfloat16 = true;
   for_each_scalar([&](const TensorData& v) {
+    if (v.kind_ == Kind::kString) {
+      any_string = true;
+      return;
+    }
     if (v.kind_ == Kind::kBoolean) {
       any_bool = true;
       return;
@@ -87,6 +92,11 @@ DType TensorData::inferred_dtype() const {
     all_float16 = all_float16 && v.natural_ == DType::kFloat16;
     all_bfloat16 = all_bfloat16 && v.natural_ == DType::kBFloat16;
   });
+  if (any_string && (any_bool || any_number)) {
+    throw InvalidArgumentError(fmt::format("{} A list mixes strings with {}.", kMixedTypes,
+                                           any_bool ? "bool" : "numbers"));
+  }
+  if (any_string) return DType::kString;
   if (any_bool && any_number) {
     throw InvalidArgumentError(fmt::format("{} A list mixes bool with numbers.", kMixedTypes));
   }
@@ -105,10 +115,14 @@ std::vector<unsigned char> TensorData::to_bytes(DType dtype) const {
     throw InvalidArgumentError(
         fmt::format("DType value {} is not a valid eagle::DType", static_cast<int>(dtype)));
   }
+  if (dtype == DType::kString) {
+    throw InvalidArgumentError("TensorData::to_bytes: strings are not bytes (use to_strings)");
+  }
   const std::size_t size = dtype_size(dtype);
   std::vector<unsigned char> bytes(static_cast<std::size_t>(num_values()) * size);
   unsigned char* out = bytes.data();
   for_each_scalar([&](const TensorData& v) {
+    if (v.kind_ == Kind::kString) throw_cannot_convert(detail::str_repr(v.string_), dtype);
     visit_dtype(dtype, [&](auto tag) {
       using T = decltype(tag);
       T value{};
@@ -147,6 +161,28 @@ std::vector<unsigned char> TensorData::to_bytes(DType dtype) const {
     out += size;
   });
   return bytes;
+}
+
+std::vector<std::string> TensorData::to_strings() const {
+  std::vector<std::string> strings;
+  strings.reserve(static_cast<std::size_t>(num_values()));
+  for_each_scalar([&](const TensorData& v) {
+    switch (v.kind_) {
+      case Kind::kString:
+        strings.push_back(v.string_);
+        return;
+      case Kind::kBoolean:
+        throw_cannot_convert(v.signed_ != 0 ? "True" : "False", DType::kString);
+      case Kind::kSigned:
+        throw_cannot_convert(fmt::format("{}", v.signed_), DType::kString);
+      case Kind::kUnsigned:
+        throw_cannot_convert(fmt::format("{}", v.unsigned_), DType::kString);
+      case Kind::kFloating:
+        break;
+    }
+    throw_cannot_convert(fmt::format("{}", v.floating_), DType::kString);
+  });
+  return strings;
 }
 
 }  // namespace eagle

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,6 +56,19 @@ std::vector<unsigned char> encode(const From* values, std::size_t count, DType d
   return bytes;
 }
 
+// A string constant (Note [String tensors]): `data` points at `count` std::strings.
+Tensor constant_strings(const std::string* data, std::int64_t count, const Shape& shape) {
+  const std::int64_t needed = shape.num_elements();
+  if (count != needed) {  // one value fills the shape (constant_from_buffer checked the count)
+    const std::vector<std::string> filled(static_cast<std::size_t>(needed), data[0]);
+    return constant_strings(filled.data(), needed, shape);
+  }
+  const opdefs::OpAttrs attrs{opdefs::ConstAttrs{data}};
+  const runtime::TensorSpec output{shape, DType::kString};
+  return runtime::execute1(
+      {opdefs::OpId::kConst, DType::kString, nullptr, 0, &output, 1, attrs, true});
+}
+
 }  // namespace
 
 Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, const Shape& shape) {
@@ -63,12 +77,15 @@ Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, c
         fmt::format("Eager constant of {} values has no data (a null pointer)", count));
   }
   const std::int64_t needed = shape.num_elements();
+  if (count != needed && count != 1) {
+    throw InvalidArgumentError(
+        fmt::format("Eager constant of {} values does not fit shape {}, which has {} elements",
+                    count, shape.to_string(), needed));
+  }
+  if (dtype == DType::kString) {
+    return constant_strings(static_cast<const std::string*>(data), count, shape);
+  }
   if (count != needed) {
-    if (count != 1) {
-      throw InvalidArgumentError(
-          fmt::format("Eager constant of {} values does not fit shape {}, which has {} elements",
-                      count, shape.to_string(), needed));
-    }
     // One value fills the shape, like tf.constant(0., shape=[2, 3]). The host buffer comes from
     // malloc, which reports failure as nullptr (a huge std::vector would throw std::bad_alloc, or
     // wrap its byte count around), and failing is the host's out-of-memory error.
@@ -108,6 +125,10 @@ Tensor constant(const TensorData& values, const ShapeArg& shape, std::optional<D
   }
   const Shape inferred = values.shape();  // checks the nesting before the dtype
   const DType d = dtype ? *dtype : values.inferred_dtype();
+  if (d == DType::kString) {
+    const std::vector<std::string> strings = values.to_strings();
+    return constant_from_buffer(strings.data(), values.num_values(), d, shape ? *shape : inferred);
+  }
   const std::vector<unsigned char> bytes = values.to_bytes(d);
   return constant_from_buffer(bytes.data(), values.num_values(), d, shape ? *shape : inferred);
 }
@@ -115,6 +136,10 @@ Tensor constant(const TensorData& values, const ShapeArg& shape, std::optional<D
 Tensor scalar_like(const Tensor& like, double value) {
   ops::check_defined(like, opdefs::OpId::kConst);
   const DType d = like.dtype();
+  if (d == DType::kString) {  // "a" * 2: TensorFlow's TypeError text
+    throw InvalidArgumentError(
+        fmt::format("Cannot convert {} to EagerTensor of dtype string", value));
+  }
   return constant_from_buffer(encode(&value, 1, d).data(), 1, d, Shape{});
 }
 

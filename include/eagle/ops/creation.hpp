@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -30,11 +31,13 @@ template <class D, class = std::enable_if_t<std::is_same_v<D, DType>>>
 Tensor constant(const TensorData& values, D dtype) {
   return constant(values, ShapeArg(), std::optional<DType>(dtype));
 }
-// Typed containers keep their type: std::vector<double> is float64, std::vector<long> int64.
-template <class T, class = std::enable_if_t<is_element_type_v<T>>>
+// Typed containers keep their type: std::vector<double> is float64, std::vector<long> int64,
+// std::vector<std::string> string. (A template, so that constant({"a", "b"}) stays TensorData's.)
+template <class T, class = std::enable_if_t<is_element_type_v<T> || std::is_same_v<T, std::string>>>
 Tensor constant(const std::vector<T>& values, const ShapeArg& shape = {});
-// Raw form used by the others and by interop: `data` holds `count` values of `dtype`. A count
-// that does not fit `shape` is InvalidArgumentError naming both; a single value fills the shape.
+// Raw form used by the others and by interop (for dtype string, `data` points at std::strings):
+// `data` holds `count` values of `dtype`. A count that does not fit `shape` is InvalidArgumentError
+// naming both; a single value fills the shape.
 Tensor constant_from_buffer(const void* data, std::int64_t count, DType dtype, const Shape& shape);
 
 Tensor zeros(const Shape& shape, DType dtype = DType::kFloat32);
@@ -71,6 +74,8 @@ Tensor constant(const std::vector<T>& values, const ShapeArg& shape) {
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<std::uint8_t> bytes(values.begin(), values.end());
     return constant_from_buffer(bytes.data(), count, DType::kBool, s);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return constant_from_buffer(values.data(), count, DType::kString, s);
   } else {
     using Stored = std::conditional_t<std::is_same_v<T, long long> || std::is_same_v<T, long>,
                                       std::int64_t, T>;
