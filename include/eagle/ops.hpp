@@ -9,3 +9,4 @@
 #include "eagle/ops/math.hpp"
 #include "eagle/ops/reduce.hpp"
 #include "eagle/ops/sort.hpp"
+#include "eagle/ops/strings.hpp"

@@ -194,6 +194,29 @@ struct CheckNumericsAttrs {
   std::string message;
 };
 
+// StringJoin: the separator between the joined elements.
+struct StringJoinAttrs {
+  std::string separator;
+};
+// StringLength: unit "BYTE" (false) or "UTF8_CHAR" (true).
+struct StringLengthAttrs {
+  bool utf8_chars;
+};
+// AsString: TensorFlow's attributes, checked by the front-end; -1 for "not given".
+struct AsStringAttrs {
+  int precision;
+  bool scientific;
+  bool shortest;
+  int width;
+  std::string fill;  // "" or one of " +-0#"
+};
+// ReduceJoin: the axes joined (normalized, ascending, distinct), as ReduceAttrs's.
+struct ReduceJoinAttrs {
+  std::vector<int> axes;
+  bool keep_dims;
+  std::string separator;
+};
+
 // Note [Op attributes]
 // ~~~~~~~~~~~~~~~~~~~~
 // Every op's attributes are one alternative of this variant, named by the op's row in the op
@@ -210,13 +233,12 @@ struct IdentityNAttrs {
   std::shared_ptr<const CustomGradientFn> grad_fn;
   int num_outputs = 0;  // with grad_fn: how many of the trailing outputs are the function's
 };
-using OpAttrs =
-    std::variant<NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs,
-                 ConstAttrs, FillAttrs, RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs,
-                 ReverseAttrs, ScanAttrs, GatherAttrs, GatherNdAttrs, StridedSliceAttrs,
-                 EinsumAttrs, OptimizerAttrs, Conv2DAttrs, FusedConv2DAttrs, Pool2DAttrs,
-                 LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs,
-                 IdentityNAttrs>;
+using OpAttrs = std::variant<
+    NoAttrs, ReduceAttrs, AxisAttrs, MatMulAttrs, TransposeAttrs, SliceAttrs, ConstAttrs, FillAttrs,
+    RangeAttrs, RandomAttrs, TopKAttrs, TileAttrs, PadAttrs, ReverseAttrs, ScanAttrs, GatherAttrs,
+    GatherNdAttrs, StridedSliceAttrs, EinsumAttrs, OptimizerAttrs, Conv2DAttrs, FusedConv2DAttrs,
+    Pool2DAttrs, LeakyReluAttrs, OneHotAttrs, FusedBatchNormAttrs, SegmentAttrs, CheckNumericsAttrs,
+    IdentityNAttrs, StringJoinAttrs, StringLengthAttrs, AsStringAttrs, ReduceJoinAttrs>;
 
 // The index of attribute struct T in OpAttrs (a compile error for a type that is not in it).
 template <class T, std::size_t I = 0>

@@ -28,6 +28,10 @@ inline constexpr DTypeMask kBool = dtype_bit(DType::kBool);
 // variable asked for on a GPU lives on the CPU by soft placement, as in TensorFlow 2.
 inline constexpr DTypeMask kAllButInt32 = kAll & ~dtype_bit(DType::kInt32);
 inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt64);
+// Strings: CPU kernels only (Note [String tensors] in runtime/tensor_impl.cpp), for the ops that
+// move or compare values and the string ops.
+inline constexpr DTypeMask kString = dtype_bit(DType::kString);
+inline constexpr DTypeMask kAllAndString = kAll | kString;
 }  // namespace dtype_sets
 
 // Note [Op table]
@@ -90,7 +94,7 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
 
 // clang-format off
 #define EAGLE_OPS(X) \
-  X(Const,                0, 1, ConstAttrs,     kAll,     kAll,      kNoGrad)                     \
+  X(Const,                0, 1, ConstAttrs,     kAllAndString, kAll,     kNoGrad)                 \
   X(AddV2,                2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
   X(Sub,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
   X(Mul,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
@@ -98,8 +102,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(Maximum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumericsSafe)       \
   X(Minimum,              2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumericsSafe)       \
   X(Pow,                  2, 1, NoAttrs,        kNumeric, kNumeric,  kGrad)                       \
-  X(Equal,                2, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
-  X(NotEqual,             2, 1, NoAttrs,        kAll,     kAll,      kNoGrad)                     \
+  X(Equal,                2, 1, NoAttrs,        kAllAndString, kAll,     kNoGrad)                 \
+  X(NotEqual,             2, 1, NoAttrs,        kAllAndString, kAll,     kNoGrad)                 \
   X(Less,                 2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
   X(LessEqual,            2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
   X(Greater,              2, 1, NoAttrs,        kNumeric, kNumeric,  kNoGrad)                     \
@@ -148,10 +152,10 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(AddN,         kVariadic, 1, NoAttrs,        kNumeric, kNumeric,  kGrad | kNumberTypes)        \
   X(Softmax,              1, 1, NoAttrs,        kFloating, kFloating, kGrad | kHalfFirst)         \
   X(TopKV2,               1, 2, TopKAttrs,      kNumeric, kNumeric,  kGrad | kNumberTypes)        \
-  X(Reshape,              1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Reshape,              1, 1, NoAttrs,        kAllAndString, kAll,     kGrad | kNumericsSafe)   \
   X(Transpose,            1, 1, TransposeAttrs, kAll,     kAll,      kGrad | kNumericsSafe)       \
-  X(ExpandDims,           1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
-  X(Squeeze,              1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(ExpandDims,           1, 1, NoAttrs,        kAllAndString, kAll,     kGrad | kNumericsSafe)   \
+  X(Squeeze,              1, 1, NoAttrs,        kAllAndString, kAll,     kGrad | kNumericsSafe)   \
   X(ConcatV2,     kVariadic, 1, AxisAttrs,      kAll,     kAll,      kGrad | kNumericsSafe)       \
   X(Slice,                1, 1, SliceAttrs,     kAll,     kAll,      kGrad | kNumericsSafe)       \
   X(Tile,                 1, 1, TileAttrs,      kAll,     kAll,      kGrad)                       \
@@ -176,7 +180,7 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(RandomUniform,        0, 1, RandomAttrs,    kNumeric, kNumeric,  kNoGrad)                     \
   X(RandomStandardNormal, 0, 1, RandomAttrs,    kFloating, kFloating, kNoGrad)                    \
   X(TruncatedNormal,      0, 1, RandomAttrs,    kFloating, kFloating, kNoGrad)                    \
-  X(Identity,             1, 1, NoAttrs,        kAll,     kAll,      kGrad | kNumericsSafe)       \
+  X(Identity,             1, 1, NoAttrs,        kAllAndString, kAll,     kGrad | kNumericsSafe)   \
   X(Cast,                 1, 1, NoAttrs,        kAll,     kAll,      kGrad)                       \
   X(ReluGrad,             2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
   X(SigmoidGrad,          2, 1, NoAttrs,        kFloating, kFloating, kGrad)                      \
@@ -207,7 +211,8 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(_KerasLion,                   3, 0, OptimizerAttrs, kFloating, kFloating, kNoGrad)            \
   EAGLE_CONV_POOL_OPS(X) \
   EAGLE_NN_OPS(X) \
-  EAGLE_SEGMENT_OPS(X)
+  EAGLE_SEGMENT_OPS(X) \
+  EAGLE_STRING_OPS(X)
 
 // The NN ops (eagle::nn, ops/nn_ops.cpp): activations and their fused gradients (TensorFlow's
 // operand order, Note [NN activation gradients]), losses, batch norm. SoftsignGrad has no
@@ -242,6 +247,15 @@ inline constexpr DTypeMask kFloatingAndInt64 = kFloating | dtype_bit(DType::kInt
   X(UnsortedSegmentSum,   2, 1, SegmentAttrs,   kNumeric, kNumeric,  kGrad | kNumberTypes)        \
   X(CheckNumerics,        1, 1, CheckNumericsAttrs, kFloating, kFloating, kGrad | kNumericsSafe)  \
   X(IdentityN,    kVariadic, kVariadic, IdentityNAttrs, kAll, kAll,    kGrad)
+
+// The string ops, CPU only as TensorFlow's (eagle::strings, include/eagle/ops/strings.hpp).
+// AsString is keyed by its input (a string input is returned as it is), the others by their
+// string input.
+#define EAGLE_STRING_OPS(X) \
+  X(StringJoin,   kVariadic, 1, StringJoinAttrs, kString, kNone,    kNoGrad)                      \
+  X(StringLength,         1, 1, StringLengthAttrs, kString, kNone,  kNoGrad)                      \
+  X(AsString,             1, 1, AsStringAttrs,  kAllAndString, kNone, kNoGrad)                     \
+  X(ReduceJoin,           1, 1, ReduceJoinAttrs, kString, kNone,    kNoGrad)
 // clang-format on
 
 enum class OpId : std::uint16_t {
@@ -269,15 +283,15 @@ constexpr std::array<DType, kNumDTypes> allowed_type_order(TypeOrder order) {
   switch (order) {
     case TypeOrder::kNumberTypes:
       return {DType::kFloat32,  DType::kFloat64, DType::kInt32, DType::kInt64,
-              DType::kBFloat16, DType::kFloat16, DType::kBool};
+              DType::kBFloat16, DType::kFloat16, DType::kBool,  DType::kString};
     case TypeOrder::kHalfFirst:
       return {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64,
-              DType::kInt32,   DType::kInt64,    DType::kBool};
+              DType::kInt32,   DType::kInt64,    DType::kBool,    DType::kString};
     case TypeOrder::kListed:
       break;
   }
   return {DType::kBFloat16, DType::kFloat16, DType::kFloat32, DType::kFloat64,
-          DType::kInt32,    DType::kInt64,   DType::kBool};
+          DType::kInt32,    DType::kInt64,   DType::kBool,    DType::kString};
 }
 
 // The traits column: kGrad or kNoGrad, then modifiers joined with |.

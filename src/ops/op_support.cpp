@@ -1,5 +1,7 @@
 #include "ops/op_support.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace eagle::ops {
@@ -56,6 +58,44 @@ int normalize_axis(opdefs::OpId op, int axis, int rank) {
 Tensor run_unary(opdefs::OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,
                  const opdefs::OpAttrs& attrs) {
   return runtime::execute1(op, x.dtype(), &x, 1, out_shape, out_dtype, attrs);
+}
+
+// The axes `axes` names in a tensor of `in`'s rank: sorted, unique, in [0, rank).
+std::vector<int> normalized_axes(opdefs::OpId op, const Shape& in, const Axes& axes) {
+  std::vector<int> out;
+  if (axes.reduces_all()) {
+    for (int i = 0; i < in.rank(); ++i) out.push_back(i);
+    return out;
+  }
+  for (int axis : axes.list()) {
+    if (axis < -in.rank() || axis >= in.rank()) {
+      throw_invalid(op, fmt::format("Invalid reduction dimension ({} for input with {} "
+                                    "dimension(s)",
+                                    axis, in.rank()));
+    }
+    out.push_back(axis < 0 ? axis + in.rank() : axis);
+  }
+  std::sort(out.begin(), out.end());
+  auto dup = std::adjacent_find(out.begin(), out.end());
+  if (dup != out.end()) {
+    throw_invalid(op, fmt::format("Invalid reduction arguments: Axes contains duplicate "
+                                  "dimension: {}",
+                                  *dup));
+  }
+  return out;
+}
+
+Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims) {
+  Shape out;
+  for (int i = 0; i < in.rank(); ++i) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+    if (!reduced) {
+      out.push_back(in[i]);
+    } else if (keepdims) {
+      out.push_back(1);
+    }
+  }
+  return out;
 }
 
 }  // namespace eagle::ops

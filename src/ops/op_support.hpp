@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "eagle/errors.hpp"
+#include "eagle/ops/reduce.hpp"
 #include "eagle/tensor.hpp"
 #include "opdefs/op_defs.hpp"
 #include "runtime/dispatcher.hpp"
@@ -23,6 +24,12 @@ void check_same_dtype(opdefs::OpId op, const Tensor* inputs, int n);
 Shape broadcast_shapes(opdefs::OpId op, const Shape& a, const Shape& b);
 // Maps a possibly negative axis into [0, rank); InvalidArgumentError names the valid range.
 int normalize_axis(opdefs::OpId op, int axis, int rank);
+
+// The axes `axes` names in a tensor of `in`'s rank: sorted, unique, in [0, rank); TensorFlow's
+// "Invalid reduction dimension" and "Axes contains duplicate dimension" errors.
+std::vector<int> normalized_axes(opdefs::OpId op, const Shape& in, const Axes& axes);
+// `in` without the (normalized) `axes`, or with them as 1 when `keepdims`.
+Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims);
 
 // Dispatches an op with one input whose dtype keys the kernel.
 Tensor run_unary(opdefs::OpId op, const Tensor& x, const Shape& out_shape, DType out_dtype,

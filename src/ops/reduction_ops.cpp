@@ -11,48 +11,10 @@
 namespace eagle {
 namespace {
 
-// The axes `axes` names in a tensor of `in`'s rank: sorted, unique, in [0, rank).
-std::vector<int> normalized_axes(opdefs::OpId op, const Shape& in, const Axes& axes) {
-  std::vector<int> out;
-  if (axes.reduces_all()) {
-    for (int i = 0; i < in.rank(); ++i) out.push_back(i);
-    return out;
-  }
-  for (int axis : axes.list()) {
-    if (axis < -in.rank() || axis >= in.rank()) {
-      ops::throw_invalid(op, fmt::format("Invalid reduction dimension ({} for input with {} "
-                                         "dimension(s)",
-                                         axis, in.rank()));
-    }
-    out.push_back(axis < 0 ? axis + in.rank() : axis);
-  }
-  std::sort(out.begin(), out.end());
-  auto dup = std::adjacent_find(out.begin(), out.end());
-  if (dup != out.end()) {
-    ops::throw_invalid(op, fmt::format("Invalid reduction arguments: Axes contains duplicate "
-                                       "dimension: {}",
-                                       *dup));
-  }
-  return out;
-}
-
-Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims) {
-  Shape out;
-  for (int i = 0; i < in.rank(); ++i) {
-    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
-    if (!reduced) {
-      out.push_back(in[i]);
-    } else if (keepdims) {
-      out.push_back(1);
-    }
-  }
-  return out;
-}
-
 Tensor reduce(opdefs::OpId op, const Tensor& x, const Axes& axes, bool keepdims) {
   ops::check_defined(x, op);
-  opdefs::ReduceAttrs attrs{normalized_axes(op, x.shape(), axes)};
-  const Shape out = reduced_shape(x.shape(), attrs.axes, keepdims);
+  opdefs::ReduceAttrs attrs{ops::normalized_axes(op, x.shape(), axes)};
+  const Shape out = ops::reduced_shape(x.shape(), attrs.axes, keepdims);
   return ops::run_unary(op, x, out, x.dtype(), opdefs::OpAttrs{std::move(attrs)});
 }
 
@@ -95,7 +57,7 @@ Tensor reduce_std(const Tensor& x, const Axes& axes, bool keepdims) {
 // gives the same results: +inf for a +inf element, -inf for a slice of -inf.
 Tensor reduce_logsumexp(const Tensor& x, const Axes& axes, bool keepdims) {
   ops::check_defined(x, opdefs::OpId::kMax);
-  const std::vector<int> reduced = normalized_axes(opdefs::OpId::kMax, x.shape(), axes);
+  const std::vector<int> reduced = ops::normalized_axes(opdefs::OpId::kMax, x.shape(), axes);
   const double largest = x.dtype() == DType::kFloat64    ? 1.7976931348623157e308
                          : x.dtype() == DType::kFloat16  ? 65504.0
                          : x.dtype() == DType::kBFloat16 ? 3.3895313892515355e38
@@ -104,7 +66,7 @@ Tensor reduce_logsumexp(const Tensor& x, const Axes& axes, bool keepdims) {
       clip_by_value(reduce_max(x, axes, true), scalar_like(x, -largest), scalar_like(x, largest));
   const Tensor result = log(reduce_sum(exp(x - max), axes, true)) + max;
   if (keepdims) return result;
-  return reshape(result, reduced_shape(x.shape(), reduced, false).to_vector());
+  return reshape(result, ops::reduced_shape(x.shape(), reduced, false).to_vector());
 }
 Tensor reduce_max(const Tensor& x, const Axes& axes, bool keepdims) {
   return reduce(opdefs::OpId::kMax, x, axes, keepdims);

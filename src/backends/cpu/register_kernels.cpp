@@ -47,6 +47,7 @@ void register_kernels(runtime::KernelTable& table) {
   register_segment_kernels(table);
   register_check_numerics_kernels(table);
   register_batch_norm_kernels(table);
+  register_string_kernels(table);
 }
 
 }  // namespace eagle::cpu

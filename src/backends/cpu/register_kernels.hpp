@@ -22,6 +22,7 @@ void register_segment_kernels(runtime::KernelTable& table);
 void register_check_numerics_kernels(runtime::KernelTable& table);
 // FusedBatchNormV3 and its gradient (cpu/batch_norm_kernels.cpp), on the convolutions' provider.
 void register_batch_norm_kernels(runtime::KernelTable& table);
+void register_string_kernels(runtime::KernelTable& table);
 
 // Compiled once per variant (cpu/isa.hpp).
 EAGLE_CPU_ISA_BEGIN
