@@ -180,6 +180,8 @@ std::vector<DType> cpu_dtypes(opdefs::OpId op) {
   for (DType d : all_dtypes()) {
     if (eagle::opdefs::cpu_implements(op, d)) out.push_back(d);
   }
+  // Strings: CPU kernels only (Note [String tensors]), after the numbers.
+  if (eagle::opdefs::cpu_implements(op, DType::kString)) out.push_back(DType::kString);
   return out;
 }
 
@@ -341,6 +343,7 @@ const std::vector<OpInfo>& op_db() {
     append(all, "segment", segment_op_infos());
     append(all, "conv", conv_op_infos());
     append(all, "nn", nn_op_infos());
+    append(all, "string", string_op_infos());
     return all;
   }();
   return db;

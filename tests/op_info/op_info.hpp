@@ -69,7 +69,8 @@ std::uint64_t seed_of(std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0)
 // thread blocks, one past 2^16.
 const std::vector<Shape>& elementwise_shapes();
 
-// The dtypes the op table declares for `op` on a GPU / on the CPU, in a fixed order.
+// The dtypes the op table declares for `op` on a GPU / on the CPU, in a fixed order (the CPU's
+// string kernels last; all_dtypes() holds the numbers and bool).
 std::vector<DType> gpu_dtypes(opdefs::OpId op);
 std::vector<DType> cpu_dtypes(opdefs::OpId op);
 const std::vector<DType>& all_dtypes();
@@ -221,5 +222,6 @@ std::vector<OpInfo> index_op_infos();
 std::vector<OpInfo> segment_op_infos();
 std::vector<OpInfo> conv_op_infos();
 std::vector<OpInfo> nn_op_infos();
+std::vector<OpInfo> string_op_infos();
 
 }  // namespace eagle_test
