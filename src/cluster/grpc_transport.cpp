@@ -88,17 +88,6 @@ class GrpcServer final : public RpcServer {
   int bound_port_;
 };
 
-// "localhost:2222" -> 2222; -1 when there is no port after the last colon.
-int port_of(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) return -1;
-  try {
-    return std::stoi(address.substr(colon + 1));
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
 // Why binding `port` fails, asked of the system directly: gRPC's own status only says that no
 // address could be added. Empty when a plain bind succeeds now.
 std::string bind_failure(int port) {
@@ -118,8 +107,7 @@ std::string bind_failure(int port) {
   return failure;
 }
 
-[[noreturn]] void throw_start_failure(const std::string& task_address) {
-  int port = port_of(task_address);
+[[noreturn]] void throw_start_failure(int port, const std::string& task_address) {
   std::string message = "Could not start gRPC server: cannot listen on " + task_address;
   std::string failure = port > 0 ? bind_failure(port) : "";
   if (failure == "in use") {
@@ -161,13 +149,14 @@ grpc::ChannelArguments channel_arguments() {
 
 }  // namespace
 
-std::unique_ptr<RpcServer> start_rpc_server(const std::string& bind_address,
+std::unique_ptr<RpcServer> start_rpc_server(const std::string& bind_host, int port,
                                             const std::string& task_address,
                                             std::shared_ptr<const TaskService> service) {
   auto implementation = std::make_unique<EagleServiceImpl>(std::move(service));
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(bind_address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.AddListeningPort(bind_host + ":" + std::to_string(port),
+                           grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(implementation.get());
   // A second server on a port in use must fail, not share it (TensorFlow turns SO_REUSEPORT off
   // too).
@@ -175,7 +164,7 @@ std::unique_ptr<RpcServer> start_rpc_server(const std::string& bind_address,
   builder.SetMaxReceiveMessageSize(INT_MAX);
   builder.SetMaxSendMessageSize(INT_MAX);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || bound_port == 0) throw_start_failure(task_address);
+  if (server == nullptr || bound_port == 0) throw_start_failure(port, task_address);
   return std::make_unique<GrpcServer>(std::move(implementation), std::move(server), bound_port);
 }
 

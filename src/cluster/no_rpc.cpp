@@ -14,7 +14,7 @@ namespace {
 
 }  // namespace
 
-std::unique_ptr<RpcServer> start_rpc_server(const std::string&, const std::string&,
+std::unique_ptr<RpcServer> start_rpc_server(const std::string&, int, const std::string&,
                                             std::shared_ptr<const TaskService>) {
   throw_no_grpc();
 }

@@ -39,10 +39,10 @@ class RpcServer {
   virtual void shutdown(std::chrono::milliseconds grace) = 0;
 };
 
-// Binds `bind_address` ("localhost:2222", "0.0.0.0:0") and serves `service`. UnknownError "Could
-// not start gRPC server: ..." naming `task_address` (the cluster's spelling) and, for a port in
-// use, the process that holds it.
-std::unique_ptr<RpcServer> start_rpc_server(const std::string& bind_address,
+// Binds `bind_host`:`port` ("localhost", 2222; port 0: one the system chooses) and serves
+// `service`. UnknownError "Could not start gRPC server: ..." naming `task_address` (the cluster's
+// spelling) and, for a port in use, the process that holds it.
+std::unique_ptr<RpcServer> start_rpc_server(const std::string& bind_host, int port,
                                             const std::string& task_address,
                                             std::shared_ptr<const TaskService> service);
 

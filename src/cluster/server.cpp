@@ -150,8 +150,7 @@ Server::Server(const ServerDef& server_def, bool start) : impl_(std::make_unique
   HostPort host_port = parse_address(address);
   impl_->host = host_port.host.empty() ? "localhost" : host_port.host;
   std::string bind_host = is_loopback(host_port.host) ? host_port.host : "0.0.0.0";
-  impl_->rpc = cluster::start_rpc_server(bind_host + ":" + std::to_string(host_port.port), address,
-                                         impl_->make_service());
+  impl_->rpc = cluster::start_rpc_server(bind_host, host_port.port, address, impl_->make_service());
   impl_->bound_port = impl_->rpc->bound_port();
   for (const std::string& job : server_def.cluster.jobs()) {
     runtime::emit_log(debugging::LogLevel::kInfo, channel_cache_line(server_def.cluster, job));

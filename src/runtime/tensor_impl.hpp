@@ -23,10 +23,10 @@ class Storage {
         data_(bytes ? device.allocate(bytes, shape, dtype) : nullptr),
         bytes_(bytes),
         strings_(dtype == DType::kString && data_ ? shape.num_elements() : 0) {
-    construct_strings();
+    if (strings_ != 0) construct_strings();  // numbers pay one compare, no call
   }
   ~Storage() {
-    destroy_strings();
+    if (strings_ != 0) destroy_strings();
     if (data_) device_->deallocate(data_, bytes_);
   }
   Storage(const Storage&) = delete;
