@@ -1,7 +1,6 @@
 // eagle::distribute::Server against TensorFlow 2.21's (server_lib.py, grpc_server_lib.cc): its
 // definition's defaults and errors, target(), the log lines, start/join/stop, a port in use, and
 // a task in another process answering over gRPC (Note [Cluster transport]).
-#define CATCH_CONFIG_RUNNER
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -249,25 +248,13 @@ TEST_CASE("Server: a task in another process answers over gRPC, and is unavailab
                   eagle::UnavailableError);
 }
 
-// The roles this binary plays in another process (tests/task_process.hpp).
-int run_task(const std::vector<std::string>& arguments) {
-  if (arguments.size() == 1 && arguments[0] == "serve") {
-    ::setenv("EAGLE_SIMULATED_GPUS", "1", 1);
-    // Task 1 of seed 001's job "local", on a port the system chooses; task 0 is not needed to
-    // answer GetTaskInfo.
-    eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view) {});
-    Server server(ClusterSpec({{"local", {"localhost:0", "localhost:0"}}}), "local", 1);
-    std::cout << server.target() << std::endl;
-    server.join();  // until killed
-    return 0;
-  }
-  std::cerr << "unknown task role\n";
-  return 2;
-}
-
-int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "--eagle-task") {
-    return run_task(std::vector<std::string>(argv + 2, argv + argc));
-  }
-  return Catch::Session().run(argc, argv);
+// Task 1 of seed 001's job "local" in another process, on a port the system chooses (task 0 is
+// not needed to answer GetTaskInfo); prints its target, then serves until killed.
+EAGLE_TEST_TASK_ROLE(serve) {
+  ::setenv("EAGLE_SIMULATED_GPUS", "1", 1);
+  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view) {});
+  Server server(ClusterSpec({{"local", {"localhost:0", "localhost:0"}}}), "local", 1);
+  std::cout << server.target() << std::endl;
+  server.join();
+  return 0;
 }

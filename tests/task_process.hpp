@@ -1,5 +1,6 @@
-// A task of a test's cluster in its own process: the test binary run again with "--eagle-task"
-// and the role's arguments (its main() dispatches them). The child runs in a process group of its
+// A task of a test's cluster in its own process: the test binary run again with "--eagle-task",
+// a role's name and its arguments. A test file registers its roles with EAGLE_TEST_TASK_ROLE, and
+// the shared main (catch_main.cpp) runs the one named. The child runs in a process group of its
 // own, and the handle kills the whole group when it goes, so a failed test leaves nothing behind.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,9 +20,21 @@ extern char** environ;
 
 namespace eagle_test {
 
+// A role's body: its arguments after the name; returns the process's exit status.
+using TaskRole = std::function<int(const std::vector<std::string>&)>;
+bool register_task_role(const std::string& name, TaskRole role);
+
+// EAGLE_TEST_TASK_ROLE(serve) { ...; return 0; } defines and registers role "serve"; its body sees
+// `arguments`.
+#define EAGLE_TEST_TASK_ROLE(name)                                              \
+  static int eagle_task_role_##name(const std::vector<std::string>& arguments); \
+  [[maybe_unused]] static const bool eagle_task_role_registered_##name =        \
+      ::eagle_test::register_task_role(#name, eagle_task_role_##name);          \
+  static int eagle_task_role_##name([[maybe_unused]] const std::vector<std::string>& arguments)
+
 class TaskProcess {
  public:
-  // Starts "/proc/self/exe --eagle-task <arguments...>" with its stdout on a pipe.
+  // Starts "/proc/self/exe --eagle-task <role> <arguments...>" with its stdout on a pipe.
   explicit TaskProcess(const std::vector<std::string>& arguments) {
     int pipe_ends[2];
     if (::pipe(pipe_ends) != 0) throw std::runtime_error("pipe failed");
