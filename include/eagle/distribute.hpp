@@ -5,6 +5,7 @@
 #include "eagle/distribute/cluster_resolver.hpp"
 #include "eagle/distribute/cluster_spec.hpp"
 #include "eagle/distribute/compute_average_loss.hpp"
+#include "eagle/distribute/connect_to_cluster.hpp"
 #include "eagle/distribute/cross_device_ops.hpp"
 #include "eagle/distribute/mirrored_strategy.hpp"
 #include "eagle/distribute/parameter_server_training.hpp"

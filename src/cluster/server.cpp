@@ -6,9 +6,12 @@
 #include <mutex>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "cluster/rpc.hpp"
 #include "eagle/config.hpp"
 #include "eagle/errors.hpp"
+#include "runtime/context.hpp"
 #include "runtime/log_sink.hpp"
 
 namespace eagle::distribute {
@@ -129,9 +132,10 @@ struct Server::Impl {
                               incarnation = incarnation] {
       if (!serving->load()) throw UnavailableError("Task " + name + " has not started serving");
       cluster::TaskInfo info{job, index, incarnation, {}};
-      for (const config::LogicalDevice& device : config::list_logical_devices()) {
-        // "/device:CPU:0" -> "/job:local/replica:0/task:1/device:CPU:0"
-        info.devices.push_back({name + device.name, device.device_type});
+      // This process's own devices, named as this task's: "/job:local/replica:0/task:1/..."
+      for (const runtime::Device* device : runtime::Context::get().devices()) {
+        const std::string type(runtime::device_type_name(device->type()));
+        info.devices.push_back({fmt::format("{}/device:{}:{}", name, type, device->id()), type});
       }
       return info;
     };

@@ -11,6 +11,7 @@
 #include "runtime/context.hpp"
 #include "runtime/device_config.hpp"
 #include "runtime/flags.hpp"
+#include "runtime/remote_devices.hpp"
 
 namespace eagle {
 
@@ -107,10 +108,17 @@ void simulate_gpus_when_absent(int count, std::size_t memory_bytes) {
 
 std::vector<LogicalDevice> list_logical_devices(const std::string& device_type) {
   std::vector<LogicalDevice> out;
+  // Connected to a cluster, every device is named in full, the local ones by this task's name
+  // (Note [The local task's name]), and the other tasks' follow: as TensorFlow lists them.
+  const bool connected = runtime::connected_to_cluster();
   for (runtime::Device* d : runtime::Context::get().devices()) {
     const std::string type(runtime::device_type_name(d->type()));
     if (!device_type.empty() && device_type != type) continue;
-    out.push_back({fmt::format("/device:{}:{}", type, d->id()), type});
+    out.push_back({connected ? d->name() : fmt::format("/device:{}:{}", type, d->id()), type});
+  }
+  for (const runtime::RemoteDeviceEntry& remote : runtime::remote_devices()) {
+    if (!device_type.empty() && device_type != remote.device_type) continue;
+    out.push_back({remote.name, remote.device_type});
   }
   return out;
 }

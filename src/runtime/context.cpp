@@ -55,4 +55,18 @@ void Context::check_against_op_table([[maybe_unused]] DeviceType type) const {
 #endif
 }
 
+// Note [The local task's name]
+// A process that is not part of a cluster names its devices "/job:localhost/replica:0/task:0/...",
+// as TensorFlow does. Joining a cluster (config::experimental_connect_to_cluster) renames them to
+// that task's name, "/job:local/replica:0/task:0/device:CPU:0", again as TensorFlow does: a scope
+// and the placement log then spell a local device as the cluster does, and the job "localhost" no
+// longer names anything. Tensors keep their Device*, so they follow the rename. The names are
+// plain strings read without a lock by every op, so connecting is for program start, before other
+// threads run ops (documented with the function; TensorFlow's connect likewise invalidates what
+// ran before). The version bump invalidates every thread's placement cache.
+void Context::rename_local_task(const std::string& job, std::int64_t task) {
+  for (Device* device : devices_) device->rename_task(job, task);
+  device_set_version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
 }  // namespace eagle::runtime

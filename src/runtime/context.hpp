@@ -3,8 +3,10 @@
 // docs/guide.md, "Configuring devices") and read-only afterwards.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/device.hpp"
@@ -27,15 +29,21 @@ class Context {
   const std::vector<Device*>& devices_by_priority() const { return by_priority_; }
   Device& host_device() const { return *devices_.front(); }
   const KernelTable& kernels() const { return kernels_; }
-  // Part of every placement cache key. The device set is fixed once built, so this is constant
-  // for the life of the process; it exists so a cache entry can never outlive its device set.
-  std::uint64_t device_set_version() const { return 1; }
+  // Part of every placement cache key, so that a cache entry never outlives the names it
+  // matched: the device set is fixed once built, and only rename_local_task changes the version.
+  std::uint64_t device_set_version() const {
+    return device_set_version_.load(std::memory_order_acquire);
+  }
+
+  // Names the local devices as task `task` of job `job` (Note [The local task's name]).
+  void rename_local_task(const std::string& job, std::int64_t task);
 
  private:
   Context();
   void build(const RuntimePlan& plan);
   void check_against_op_table(DeviceType type) const;
 
+  std::atomic<std::uint64_t> device_set_version_{1};
   std::vector<std::unique_ptr<Device>> owned_;
   std::vector<Device*> devices_;
   std::vector<Device*> by_priority_;

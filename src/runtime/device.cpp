@@ -18,6 +18,13 @@ Device::Device(DeviceType type, int id)
       parsed_name_(DeviceName::local(device_type_name(type), id)),
       name_(parsed_name_.to_string()) {}
 
+void Device::rename_task(const std::string& job, std::int64_t task) {
+  parsed_name_.job = job;
+  parsed_name_.task = task;
+  name_ = parsed_name_.to_string();
+  scope_spec_id_.store(0, std::memory_order_release);  // interned under the old name
+}
+
 void Device::copy_within(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0 || dst == src) return;
   if (host_accessible()) {

@@ -37,6 +37,9 @@ class Device {
   // "/job:localhost/replica:0/task:0/device:CPU:0"
   const std::string& name() const { return name_; }
   const DeviceName& parsed_name() const { return parsed_name_; }
+  // Renames the device into a cluster's task: "/job:<job>/replica:0/task:<task>/device:CPU:0"
+  // (Note [The local task's name] in runtime/context.cpp).
+  void rename_task(const std::string& job, std::int64_t task);
 
   // Bytes for a tensor of `shape` and `dtype` (both only for the out-of-memory message).
   // Throws ResourceExhaustedError; never returns nullptr for bytes > 0.
