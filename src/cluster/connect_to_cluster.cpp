@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/remote_task_device.hpp"
 #include "cluster/rpc.hpp"
 #include "eagle/device_name.hpp"
 #include "eagle/distribute/server.hpp"
@@ -126,22 +127,30 @@ void experimental_connect_to_cluster(const ClusterSpec& cluster, const std::stri
 
   const std::string own_name = task_name(job_name, task_index);
   const Clock::time_point started = Clock::now();
-  std::vector<runtime::RemoteDeviceEntry> devices;
+  std::vector<std::shared_ptr<runtime::RemoteDevice>> devices;
   for (const std::string& job : full.jobs()) {
     for (std::int64_t index : full.task_indices(job)) {
       const std::string name = task_name(job, index);
       if (name == own_name) continue;
       const std::string& address = full.task_address(job, index);
       cluster::TaskInfo info = wait_for_task(name, address, started, options);
-      for (cluster::RemoteDevice& device : info.devices) {
+      auto task = std::make_shared<cluster::TaskConnection>(
+          name, info.incarnation, cluster::make_task_client(address, name, options.call_timeout));
+      for (const cluster::RemoteDevice& device : info.devices) {
         // Named by this cluster, whatever the server was started as (TensorFlow's client sends
         // its cluster to the task, which takes it): the task's own kind and number stay.
         DeviceName parsed = DeviceName::parse(device.name);
+        if (!parsed.type || !parsed.id) {
+          throw InternalError(fmt::format("Task {} listed device '{}' without a kind and number",
+                                          name, device.name));
+        }
         parsed.job = job;
         parsed.replica = 0;
         parsed.task = index;
-        devices.push_back(
-            {parsed.to_string(), std::move(device.device_type), name, address, info.incarnation});
+        const runtime::DeviceType type =
+            *parsed.type == "GPU" ? runtime::DeviceType::kGPU : runtime::DeviceType::kCPU;
+        devices.push_back(std::make_shared<cluster::RemoteTaskDevice>(
+            type, static_cast<int>(*parsed.id), parsed, task));
       }
     }
   }

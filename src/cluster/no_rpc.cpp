@@ -23,4 +23,9 @@ TaskInfo get_task_info(const std::string&, const std::string&, std::chrono::mill
   throw_no_grpc();
 }
 
+std::unique_ptr<TaskClient> make_task_client(const std::string&, const std::string&,
+                                             std::chrono::milliseconds) {
+  throw_no_grpc();
+}
+
 }  // namespace eagle::cluster

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cluster/rpc.hpp"
+#include "cluster/task_executor.hpp"
 #include "eagle/config.hpp"
 #include "eagle/errors.hpp"
 #include "runtime/context.hpp"
@@ -128,10 +129,31 @@ struct Server::Impl {
   std::shared_ptr<const cluster::TaskService> make_service() const {
     auto service = std::make_shared<cluster::TaskService>();
     std::string name = task_name(def);
+    // The tensors clients keep on this task (Note [Remote devices]); the service's functions
+    // share it, and it lives as long as the transport may call them.
+    auto executor = std::make_shared<cluster::TaskExecutor>(name, incarnation);
+    service->check_header = [executor](const cluster::CallHeader& header) {
+      executor->check_header(header);
+    };
+    service->enqueue = [executor](const cluster::CallHeader& header,
+                                  const cluster::EnqueueCall& call) {
+      executor->enqueue(header, call);
+    };
+    service->send_tensor = [executor](const cluster::CallHeader& header, const std::string& device,
+                                      std::uint64_t handle, cluster::WireTensor value) {
+      executor->send_tensor(header, device, handle, std::move(value));
+    };
+    service->fetch_tensor = [executor](const cluster::CallHeader& header, std::uint64_t handle) {
+      return executor->fetch_tensor(header, handle);
+    };
+    service->copy_tensor = [executor](const cluster::CallHeader& header, const std::string& device,
+                                      std::uint64_t source, std::uint64_t destination) {
+      executor->copy_tensor(header, device, source, destination);
+    };
     service->get_task_info = [serving = serving, name, job = def.job_name, index = def.task_index,
-                              incarnation = incarnation] {
+                              incarnation = incarnation, executor] {
       if (!serving->load()) throw UnavailableError("Task " + name + " has not started serving");
-      cluster::TaskInfo info{job, index, incarnation, {}};
+      cluster::TaskInfo info{job, index, incarnation, {}, executor->num_tensors()};
       // This process's own devices, named as this task's: "/job:local/replica:0/task:1/..."
       for (const runtime::Device* device : runtime::Context::get().devices()) {
         const std::string type(runtime::device_type_name(device->type()));

@@ -72,6 +72,11 @@ template <>
 std::vector<std::string> Tensor::to_vector<std::string>() const {
   check_element_type(DType::kString);
   const runtime::TensorImpl& impl = checked(impl_);
+  if (!impl.device().host_accessible()) {  // another task's (Note [Remote devices])
+    std::vector<std::string> strings(static_cast<std::size_t>(num_elements()));
+    impl.device().copy_to_host(strings.data(), impl.data(), impl.bytes());
+    return strings;
+  }
   const auto* strings = impl.data<const std::string>();
   return std::vector<std::string>(strings, strings + num_elements());
 }
@@ -80,6 +85,7 @@ template <>
 std::string Tensor::item<std::string>() const {
   check_element_type(DType::kString);
   check_single_element();
+  if (!checked(impl_).device().host_accessible()) return to_vector<std::string>().front();
   return *checked(impl_).data<const std::string>();
 }
 

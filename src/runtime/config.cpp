@@ -116,9 +116,10 @@ std::vector<LogicalDevice> list_logical_devices(const std::string& device_type) 
     if (!device_type.empty() && device_type != type) continue;
     out.push_back({connected ? d->name() : fmt::format("/device:{}:{}", type, d->id()), type});
   }
-  for (const runtime::RemoteDeviceEntry& remote : runtime::remote_devices()) {
-    if (!device_type.empty() && device_type != remote.device_type) continue;
-    out.push_back({remote.name, remote.device_type});
+  for (const auto& remote : runtime::remote_devices()) {
+    const std::string type(runtime::device_type_name(remote->type()));
+    if (!device_type.empty() && device_type != type) continue;
+    out.push_back({remote->name(), type});
   }
   return out;
 }

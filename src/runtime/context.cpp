@@ -66,7 +66,7 @@ void Context::check_against_op_table([[maybe_unused]] DeviceType type) const {
 // ran before). The version bump invalidates every thread's placement cache.
 void Context::rename_local_task(const std::string& job, std::int64_t task) {
   for (Device* device : devices_) device->rename_task(job, task);
-  device_set_version_.fetch_add(1, std::memory_order_acq_rel);
+  devices_changed();
 }
 
 }  // namespace eagle::runtime

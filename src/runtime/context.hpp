@@ -35,6 +35,8 @@ class Context {
     return device_set_version_.load(std::memory_order_acquire);
   }
 
+  // Invalidates every thread's placement cache: the remote devices changed.
+  void devices_changed() { device_set_version_.fetch_add(1, std::memory_order_acq_rel); }
   // Names the local devices as task `task` of job `job` (Note [The local task's name]).
   void rename_local_task(const std::string& job, std::int64_t task);
 

@@ -18,6 +18,9 @@ Device::Device(DeviceType type, int id)
       parsed_name_(DeviceName::local(device_type_name(type), id)),
       name_(parsed_name_.to_string()) {}
 
+Device::Device(DeviceType type, int id, const DeviceName& name, bool remote)
+    : type_(type), id_(id), parsed_name_(name), name_(name.to_string()), remote_(remote) {}
+
 void Device::rename_task(const std::string& job, std::int64_t task) {
   parsed_name_.job = job;
   parsed_name_.task = task;

@@ -37,6 +37,9 @@ class Device {
   // "/job:localhost/replica:0/task:0/device:CPU:0"
   const std::string& name() const { return name_; }
   const DeviceName& parsed_name() const { return parsed_name_; }
+  // True for a device of another task of the cluster (runtime/remote_device.hpp): its memory is
+  // that task's, an op on it runs there, and its "pointers" are handles to the task's tensors.
+  bool remote() const { return remote_; }
   // Renames the device into a cluster's task: "/job:<job>/replica:0/task:<task>/device:CPU:0"
   // (Note [The local task's name] in runtime/context.cpp).
   void rename_task(const std::string& job, std::int64_t task);
@@ -72,6 +75,10 @@ class Device {
   // keeps none (the CPU, as in TensorFlow).
   virtual memory::BfcAllocator* bfc_allocator() noexcept { return nullptr; }
 
+ protected:
+  // A device named in full by its owner (a remote task's device: `remote` true).
+  Device(DeviceType type, int id, const DeviceName& name, bool remote);
+
  private:
   friend class ScopedDevice;
 
@@ -79,6 +86,7 @@ class Device {
   int id_;
   DeviceName parsed_name_;
   std::string name_;
+  bool remote_ = false;
   std::atomic<std::uint32_t> scope_spec_id_{0};  // interned parsed_name_, 0 until first needed
 };
 

@@ -12,6 +12,7 @@
 #include "runtime/flags.hpp"
 #include "runtime/log_sink.hpp"
 #include "runtime/placer.hpp"
+#include "runtime/remote_device.hpp"
 #include "runtime/scope_stack.hpp"
 #include "runtime/tensor_access.hpp"
 #include "runtime/tensor_impl.hpp"
@@ -64,7 +65,8 @@ Device& resource_device(const OpCall& call) {
           opdefs::op_name(call.op), i, d.name(), pinned->name(), opdefs::op_name(call.op)));
     }
   }
-  if (Context::get().kernels().find(call.op, pinned->type(), call.kernel_dtype) == nullptr) {
+  if (!pinned->remote() &&
+      Context::get().kernels().find(call.op, pinned->type(), call.kernel_dtype) == nullptr) {
     throw NotFoundError(fmt::format(
         "Could not find a {} kernel for dtype {} on {}, where its resource input lives. All "
         "kernels registered for op {}: {}",
@@ -131,16 +133,23 @@ void execute(const OpCall& call, Tensor* results) {
 
   if (!call.is_constant && g_log_device_placement.load(std::memory_order_relaxed) &&
       t_unlogged_depth == 0) {
+    // TensorFlow's two forms: "in device" for a local op, "on task" for a remote one.
     emit_log(debugging::LogLevel::kInfo,
-             fmt::format("Executing op {} in device {}", def.name, device.name()));
+             fmt::format("Executing op {} {} {}", def.name,
+                         device.remote() ? "on task" : "in device", device.name()));
   }
-  const KernelFn kernel = Context::get().kernels().find(call.op, device.type(), call.kernel_dtype);
   OpListener* const listener = t_listener;
-  // Forwarding would overwrite an input a listener is about to record.
-  const std::uint32_t forwardable = listener ? 0u : call.forwardable_inputs;
-  KernelContext context(call.op, device, inputs, call.num_inputs, call.outputs, call.num_outputs,
-                        call.attrs, results, forwardable, call.resource_inputs);
-  kernel(context);
+  if (device.remote()) {  // Note [Remote devices]
+    static_cast<RemoteDevice&>(device).execute(call, inputs, results);
+  } else {
+    const KernelFn kernel =
+        Context::get().kernels().find(call.op, device.type(), call.kernel_dtype);
+    // Forwarding would overwrite an input a listener is about to record.
+    const std::uint32_t forwardable = listener ? 0u : call.forwardable_inputs;
+    KernelContext context(call.op, device, inputs, call.num_inputs, call.outputs, call.num_outputs,
+                          call.attrs, results, forwardable, call.resource_inputs);
+    kernel(context);
+  }
   for (int i = 0; i < call.num_outputs; ++i) {
     if (!results[i].defined()) {
       throw InternalError(

@@ -8,6 +8,7 @@
 #include "eagle/errors.hpp"
 #include "runtime/context.hpp"
 #include "runtime/flags.hpp"
+#include "runtime/remote_devices.hpp"
 #include "runtime/scope_stack.hpp"
 
 namespace eagle::runtime {
@@ -35,6 +36,52 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
   }
   std::vector<std::string_view> names;
   for (Device* d : devices) names.push_back(d->name());
+  throw InvalidArgumentError(fmt::format(
+      "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
+      "types [{}]. All available devices [{}]. [Op:{}]",
+      r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
+      opdefs::op_name(r.op)));
+}
+
+// True when `spec` names a task other than this process's (Note [Remote devices]).
+bool names_other_task(const DeviceName& spec, const DeviceName& host) {
+  return (spec.job && *spec.job != *host.job) || (spec.task && *spec.task != *host.task) ||
+         (spec.replica && *spec.replica != *host.replica);
+}
+
+// Another task's device for a scope that names that task. Its kernels are this build's (every
+// task runs eagle), so the op table's dtype sets say what it runs; GPUs first, as locally.
+Device& select_remote_device(const PlacementRequest& r, Context& context) {
+  const std::vector<std::shared_ptr<RemoteDevice>> remotes = remote_devices();
+  const opdefs::OpDef& def = opdefs::op_def(r.op);
+  const auto supports = [&](const Device& d) {
+    const auto dtypes = d.type() == DeviceType::kGPU ? def.gpu_dtypes : def.cpu_dtypes;
+    return (dtypes & opdefs::dtype_bit(r.dtype)) != 0;
+  };
+  const auto find = [&](const DeviceName& spec) -> Device* {
+    for (DeviceType type : kDeviceTypePriority) {
+      for (const auto& d : remotes) {
+        if (d->type() == type && supports(*d) && d->parsed_name().matches(spec)) return d.get();
+      }
+    }
+    return nullptr;
+  };
+  if (Device* d = find(*r.spec)) return *d;
+  if (r.soft) {
+    DeviceName relaxed = *r.spec;
+    relaxed.type.reset();
+    relaxed.id.reset();
+    if (Device* d = find(relaxed)) return *d;
+  }
+  std::vector<std::string_view> types;
+  for (DeviceType type : kDeviceTypePriority) {
+    if ((type == DeviceType::kGPU ? def.gpu_dtypes : def.cpu_dtypes) & opdefs::dtype_bit(r.dtype)) {
+      types.push_back(device_type_name(type));
+    }
+  }
+  std::vector<std::string_view> names;
+  for (Device* d : context.devices()) names.push_back(d->name());
+  for (const auto& d : remotes) names.push_back(d->name());
   throw InvalidArgumentError(fmt::format(
       "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
       "types [{}]. All available devices [{}]. [Op:{}]",
@@ -110,7 +157,10 @@ Device& place(opdefs::OpId op, DType dtype, bool prefer_host) {
   if (slot.key == key && slot.version == version) return *slot.device;
 
   const PlacementRequest request{op, dtype, scopes.top_spec(), soft, prefer_host};
-  Device& device = select_device(request, context.devices_by_priority(), context.kernels());
+  Device& device = request.spec != nullptr && static_cast<int>(dtype) < kNumDTypes &&
+                           names_other_task(*request.spec, context.host_device().parsed_name())
+                       ? select_remote_device(request, context)
+                       : select_device(request, context.devices_by_priority(), context.kernels());
   slot = CacheEntry{key, version, &device};
   return device;
 }

@@ -86,9 +86,10 @@ std::shared_ptr<TensorImpl> alias_tensor(const TensorImpl& source, const Shape& 
 std::shared_ptr<TensorImpl> copy_tensor(const TensorImpl& source, Device& device) {
   auto copy = allocate_tensor(device, source.shape(), source.dtype());
   const std::size_t bytes = source.bytes();
-  if (bytes == 0) return copy;
   Device& from = source.device();
-  if (source.dtype() == DType::kString) {  // both on a CPU (allocate_tensor checked)
+  // An empty tensor has no bytes to move, except to a task, which must learn of it.
+  if (bytes == 0 && !device.remote()) return copy;
+  if (source.dtype() == DType::kString && from.host_accessible() && device.host_accessible()) {
     const auto* in = source.data<const std::string>();
     auto* out = copy->data<std::string>();
     for (std::int64_t i = 0; i < source.shape().num_elements(); ++i) out[i] = in[i];

@@ -20,9 +20,10 @@ class Storage {
  public:
   Storage(Device& device, std::size_t bytes, const Shape& shape, DType dtype)
       : device_(&device),
-        data_(bytes ? device.allocate(bytes, shape, dtype) : nullptr),
+        // A remote device's tensor is a handle even when empty (Note [Remote devices]).
+        data_(bytes || device.remote() ? device.allocate(bytes, shape, dtype) : nullptr),
         bytes_(bytes),
-        strings_(dtype == DType::kString && data_ ? shape.num_elements() : 0) {
+        strings_(dtype == DType::kString && data_ && !device.remote() ? shape.num_elements() : 0) {
     if (strings_ != 0) construct_strings();  // numbers pay one compare, no call
   }
   ~Storage() {

@@ -22,6 +22,9 @@ struct ConnectOptions {
   // How often to log "... still waiting for response from worker: <task>" while waiting
   // (TensorFlow 1's master logged it every 10 s).
   std::chrono::milliseconds log_interval = std::chrono::seconds(10);
+  // How long one remote op, copy or read may take before DeadlineExceededError naming the task. A
+  // task that dies is UnavailableError at once; this bounds one that hangs.
+  std::chrono::milliseconds call_timeout = std::chrono::minutes(5);
 };
 
 // Makes this process task `task_index` of job `job_name` of `cluster`: starts that task's server
