@@ -4,7 +4,8 @@
 # cifar10-style convnet trained as towers on two (simulated) GPUs, synchronous against asynchronous
 # training of one MLP on 2 and 4 (simulated) GPUs, an MLP with eagle::keras's Sequential and fit,
 # seed 003's CNN on the real Fashion-MNIST (the seeds: samples/README.md), and TensorFlow's
-# custom-training tutorial under MirroredStrategy with checkpoints.
+# custom-training tutorial under MirroredStrategy with checkpoints, and seed 001's two-process
+# cluster.
 # From a terminal the tour waits for Enter between steps; otherwise it runs straight through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ cmake --preset default >/dev/null
 samples=(log_device_placement manual_placement soft_placement visible_devices memory_growth
          memory_limit virtual_gpus multi_gpu_towers linear_regression custom_training_loop
          keras_mlp multi_gpu_towers_training sync_vs_async fashion_mnist_cnn
-         custom_training_distributed tour)
+         custom_training_distributed distributed_hello tour)
 cmake --build --preset default --target "${samples[@]}"
 build/default/samples/tour
 printf '\n==== Training: a linear regression with a GradientTape and SGD ====\n'
@@ -32,5 +33,7 @@ build/default/samples/fashion_mnist_cnn --save build/default/fashion_mnist_cnn.w
 printf '\n==== "Custom training with tf.distribute.Strategy": 2 GPUs, checkpoints, a restore ====\n'
 build/default/samples/custom_training_distributed --epochs 4 --train-size 20000 \
   --checkpoint-dir build/default/training_checkpoints
+printf '\n==== Seed 001: a cluster of two processes, a string made on task 1 and read back ====\n'
+build/default/samples/distributed_hello
 printf '\nEach example on its own: build/default/samples/<name>, <name> one of\n  %s\n' \
   "${samples[*]:0:${#samples[@]}-1}"
