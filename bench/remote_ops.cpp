@@ -53,7 +53,9 @@ std::pair<pid_t, std::string> start_task() {
   char flag[] = "--serve";
   char* argv[] = {self, flag, nullptr};
   pid_t pid = 0;
-  if (::posix_spawn(&pid, self, &actions, nullptr, argv, environ) != 0) std::exit(1);
+  const int failed = ::posix_spawn(&pid, self, &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (failed != 0) std::exit(1);
   ::close(pipe_ends[1]);
   std::string line;
   char c = 0;

@@ -48,9 +48,10 @@ std::pair<pid_t, std::string> start_task1(const std::string& self, const std::st
   std::string a0 = self, a1 = "--task", a2 = "1", a3 = port;
   char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
   pid_t pid = 0;
-  if (::posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ) != 0) {
-    throw std::runtime_error("could not start task 1");
-  }
+  const int failed = ::posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (failed != 0) throw std::runtime_error("could not start task 1");
   ::close(pipe_ends[1]);
   std::string line;
   char c = 0;
