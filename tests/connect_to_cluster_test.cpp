@@ -56,20 +56,6 @@ std::string address_of(const std::string& target) {
 
 }  // namespace
 
-// Task 1 of job "local" with one simulated GPU; arguments: [port [delay_ms]]. Waits `delay_ms`
-// before it starts serving (a task that comes up late), prints its target, serves until killed.
-EAGLE_TEST_TASK_ROLE(serve) {
-  ::setenv("EAGLE_SIMULATED_GPUS", "1", 1);
-  const std::string port = arguments.empty() ? "0" : arguments[0];
-  if (arguments.size() > 1)
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(arguments[1])));
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view) {});
-  Server server(ClusterSpec({{"local", {"localhost:0", "localhost:" + port}}}), "local", 1);
-  std::cout << server.target() << std::endl;
-  server.join();
-  return 0;
-}
-
 TEST_CASE("connect_to_cluster: the other task's devices are listed and the local ones renamed") {
   eagle_test::TaskProcess task({"serve"});
   const std::string address = address_of(task.read_line());

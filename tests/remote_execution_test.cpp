@@ -50,18 +50,6 @@ struct TwoTasks {
 
 }  // namespace
 
-// Task 1 of job "local" with one simulated GPU, on a port the system chooses (or the one given);
-// prints its target and serves until killed.
-EAGLE_TEST_TASK_ROLE(serve) {
-  ::setenv("EAGLE_SIMULATED_GPUS", "1", 1);
-  const std::string port = arguments.empty() ? "0" : arguments[0];
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view) {});
-  Server server(ClusterSpec({{"local", {"localhost:0", "localhost:" + port}}}), "local", 1);
-  std::cout << server.target() << std::endl;
-  server.join();
-  return 0;
-}
-
 TEST_CASE("remote execution: seed 001's string runs on task 1 and is read back") {
   TwoTasks cluster;
   eagle_test::CapturedLog log;

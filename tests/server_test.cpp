@@ -247,14 +247,3 @@ TEST_CASE("Server: a task in another process answers over gRPC, and is unavailab
   CHECK_THROWS_AS(eagle::cluster::get_task_info(address, "/job:local/replica:0/task:1", 10s),
                   eagle::UnavailableError);
 }
-
-// Task 1 of seed 001's job "local" in another process, on a port the system chooses (task 0 is
-// not needed to answer GetTaskInfo); prints its target, then serves until killed.
-EAGLE_TEST_TASK_ROLE(serve) {
-  ::setenv("EAGLE_SIMULATED_GPUS", "1", 1);
-  eagle::debugging::set_log_sink([](eagle::debugging::LogLevel, std::string_view) {});
-  Server server(ClusterSpec({{"local", {"localhost:0", "localhost:0"}}}), "local", 1);
-  std::cout << server.target() << std::endl;
-  server.join();
-  return 0;
-}

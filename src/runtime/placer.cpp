@@ -27,6 +27,18 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
   return nullptr;
 }
 
+// TensorFlow's text when no device matches the scope; `types` are those with a kernel for the op,
+// `names` every device there is.
+[[noreturn]] void throw_unsatisfiable(const PlacementRequest& r,
+                                      const std::vector<std::string_view>& types,
+                                      const std::vector<std::string_view>& names) {
+  throw InvalidArgumentError(fmt::format(
+      "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
+      "types [{}]. All available devices [{}]. [Op:{}]",
+      r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
+      opdefs::op_name(r.op)));
+}
+
 [[noreturn]] void throw_unsatisfiable(const PlacementRequest& r,
                                       const std::vector<Device*>& devices,
                                       const KernelTable& kernels) {
@@ -36,11 +48,15 @@ Device* first_match(const PlacementRequest& r, const DeviceName* spec,
   }
   std::vector<std::string_view> names;
   for (Device* d : devices) names.push_back(d->name());
-  throw InvalidArgumentError(fmt::format(
-      "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
-      "types [{}]. All available devices [{}]. [Op:{}]",
-      r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
-      opdefs::op_name(r.op)));
+  throw_unsatisfiable(r, types, names);
+}
+
+// What soft placement falls back to: the spec's job, replica and task, any device of them.
+DeviceName without_device(const DeviceName& spec) {
+  DeviceName relaxed = spec;
+  relaxed.type.reset();
+  relaxed.id.reset();
+  return relaxed;
 }
 
 // True when `spec` names a task other than this process's (Note [Remote devices]).
@@ -54,39 +70,31 @@ bool names_other_task(const DeviceName& spec, const DeviceName& host) {
 Device& select_remote_device(const PlacementRequest& r, Context& context) {
   const std::vector<std::shared_ptr<RemoteDevice>> remotes = remote_devices();
   const opdefs::OpDef& def = opdefs::op_def(r.op);
-  const auto supports = [&](const Device& d) {
-    const auto dtypes = d.type() == DeviceType::kGPU ? def.gpu_dtypes : def.cpu_dtypes;
-    return (dtypes & opdefs::dtype_bit(r.dtype)) != 0;
+  const auto supports = [&](DeviceType type) {
+    return ((type == DeviceType::kGPU ? def.gpu_dtypes : def.cpu_dtypes) &
+            opdefs::dtype_bit(r.dtype)) != 0;
   };
   const auto find = [&](const DeviceName& spec) -> Device* {
     for (DeviceType type : kDeviceTypePriority) {
+      if (!supports(type)) continue;
       for (const auto& d : remotes) {
-        if (d->type() == type && supports(*d) && d->parsed_name().matches(spec)) return d.get();
+        if (d->type() == type && d->parsed_name().matches(spec)) return d.get();
       }
     }
     return nullptr;
   };
   if (Device* d = find(*r.spec)) return *d;
   if (r.soft) {
-    DeviceName relaxed = *r.spec;
-    relaxed.type.reset();
-    relaxed.id.reset();
-    if (Device* d = find(relaxed)) return *d;
+    if (Device* d = find(without_device(*r.spec))) return *d;
   }
   std::vector<std::string_view> types;
   for (DeviceType type : kDeviceTypePriority) {
-    if ((type == DeviceType::kGPU ? def.gpu_dtypes : def.cpu_dtypes) & opdefs::dtype_bit(r.dtype)) {
-      types.push_back(device_type_name(type));
-    }
+    if (supports(type)) types.push_back(device_type_name(type));
   }
   std::vector<std::string_view> names;
   for (Device* d : context.devices()) names.push_back(d->name());
   for (const auto& d : remotes) names.push_back(d->name());
-  throw InvalidArgumentError(fmt::format(
-      "Could not satisfy device specification '{}'. enable_soft_placement={}. Supported device "
-      "types [{}]. All available devices [{}]. [Op:{}]",
-      r.spec->to_string(), r.soft ? 1 : 0, fmt::join(types, ", "), fmt::join(names, ", "),
-      opdefs::op_name(r.op)));
+  throw_unsatisfiable(r, types, names);
 }
 
 }  // namespace
@@ -118,9 +126,7 @@ Device& select_device(const PlacementRequest& r, const std::vector<Device*>& dev
   } else {
     if (Device* d = first_match(r, r.spec, devices, kernels)) return *d;
     if (r.soft) {
-      DeviceName relaxed = *r.spec;
-      relaxed.type.reset();
-      relaxed.id.reset();
+      const DeviceName relaxed = without_device(*r.spec);
       if (Device* d = first_match(r, &relaxed, devices, kernels)) return *d;
     }
     throw_unsatisfiable(r, devices, kernels);
